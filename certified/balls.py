@@ -1,0 +1,67 @@
+"""Arb balls (python-flint) ↔ exact rationals and the spec's decimal enclosures.
+
+Containment contract (Arb's, stated once here and relied on everywhere): an ``arb``
+ball ``[m ± r]`` produced by an operation contains the exact result of that operation
+for every choice of points in the input balls; it may be wider than necessary. An
+``acb`` is a rectangle ``[m_re ± r_re] + i[m_im ± r_im]`` with the same guarantee.
+
+The conversions below are exact (midpoints and radii of Arb balls are dyadic
+rationals), so the decimal strings written by :func:`arb_to_json` enclose the ball:
+lower ends are rounded down, upper ends up (:func:`certified.numbers.bounds_to_json`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from flint import acb, arb, fmpq
+
+from .errors import UndecidedError
+from .numbers import bounds_to_json
+
+__all__ = ["arb_of", "arb_bounds", "arb_to_json", "acb_to_json", "sign"]
+
+
+def arb_of(q: Fraction) -> arb:
+    """A ball containing the rational ``q`` (exact when ``q`` is dyadic and fits)."""
+    return arb(fmpq(q.numerator, q.denominator))
+
+
+def _dyadic(x: arb) -> Fraction:
+    man, exp = x.man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+
+
+def arb_bounds(x: arb) -> tuple[Fraction, Fraction]:
+    """Exact rational endpoints ``(m - r, m + r)`` of a finite ball."""
+    if not x.is_finite():
+        raise UndecidedError(f"ball {x} is not finite")
+    m, r = _dyadic(x.mid()), _dyadic(x.rad())
+    return m - r, m + r
+
+
+def arb_to_json(x: arb, digits: int = 30) -> list[str]:
+    """``["lo", "hi"]`` decimal strings enclosing the ball (outward rounded)."""
+    lo, hi = arb_bounds(x)
+    return bounds_to_json(lo, hi, digits)
+
+
+def acb_to_json(z: acb, digits: int = 30) -> dict[str, list[str]]:
+    """``{"re": [lo, hi], "im": [lo, hi]}`` enclosing a complex ball."""
+    return {"re": arb_to_json(z.real, digits), "im": arb_to_json(z.imag, digits)}
+
+
+def sign(x: arb) -> int | None:
+    """The sign of every point of the ball (+1, -1, 0 for the exact zero), or None.
+
+    ``None`` means the ball contains 0 and other points: the sign is undecided at
+    this precision.
+    """
+    if x.is_zero():
+        return 0
+    if x > 0:
+        return 1
+    if x < 0:
+        return -1
+    return None
