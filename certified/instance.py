@@ -24,7 +24,7 @@ from typing import Any, Mapping, Union
 
 from .errors import InputError
 from .exact import Matrix, matmul, to_fmpq_mat, transpose
-from .numbers import fraction_to_str, loads_exact, to_fraction
+from .numbers import JsonNumber, fraction_to_str, loads_exact, to_fraction
 
 __all__ = ["Continuous", "Discrete", "TimeMode", "Instance", "FORMAT", "VERSION"]
 
@@ -152,8 +152,9 @@ class Instance:
             raise InputError("X0", f"shape {_shape(Xm)}: tokens have {len(Xm[0])} coordinates "
                                    f"but V is {d}×{d}", f"an n×d matrix with d = {d} columns")
         mode = _time(time)
-        if name is not None and not isinstance(name, str):
-            raise InputError("name", f"a {type(name).__name__} is not a label", "a string")
+        if name is not None and (not isinstance(name, str) or isinstance(name, JsonNumber)):
+            kind = "number" if isinstance(name, JsonNumber) else type(name).__name__
+            raise InputError("name", f"a {kind} is not a label", "a string")
         inst = cls(Vm, Qm, Km, Xm, mode, name)
         if isinstance(mode, Discrete) and inst.R_determinant == 0:
             raise InputError("time.discrete",

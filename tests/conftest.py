@@ -1,0 +1,23 @@
+"""Shared test configuration: hypothesis profiles and small helpers.
+
+Profiles: ``ci`` (default; keeps the whole run within CI's budget) and ``thorough``
+(``pytest --hypothesis-profile=thorough``). The example database is on, so a failure
+found once replays first.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("ci", max_examples=40, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=1000, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ci")
+
+
+def M(rows):
+    """An exact matrix from rows of ints/strings/Fractions."""
+    return tuple(tuple(Fraction(x) for x in r) for r in rows)
