@@ -1,0 +1,394 @@
+"""The attention vector fields, their Taylor jets and Jacobians, and the discrete maps.
+
+Continuous time, tokens as the rows of an n×d matrix, B = QᵀK:
+
+* original variable x:   ẋ_i = V Σ_j P_ij x_j,          P = softmax_j(x_iᵀ B x_j);
+* rescaled variable z:   ż_i = V Σ_j P_ij (z_j − z_i),   P = softmax_j(z_iᵀ B(t) z_j),
+  B(t) = e^{tVᵀ} B e^{tV} (so that the scores are those of x = e^{tV} z).
+
+Discrete time (Remarks 1.1 and 3.4), one layer = one Euler step of size Δt:
+x⁺ = x + Δt P(x) X Vᵀ, and z⁺ = z + Δt R⁻¹V Σ_j P_ij (z_j − z_i) with R = I + ΔtV.
+
+Taylor coefficients are computed by the automatic-differentiation recurrences of
+Moore / Jorba–Zou (Cauchy products, exp, quotient) in interval arithmetic; every
+constant enters exactly. The softmax is evaluated with a per-row shift by a leader
+column l_i: P_ij = e^{U_ij} / Σ_k e^{U_ik} with U_ij = z_iᵀ B (z_j − z_{l_i}), a score
+*difference* computed directly. The shift cancels exactly, so any choice of l_i is
+correct; choosing the row's largest score keeps every e^{U} ≤ 1 in practice
+(``proofs_notes/integrator.md``, Lemma I1).
+
+Every function here is an interval extension: evaluated on intervals (a box of states,
+an interval of times) it returns intervals containing the exact values for every point
+of the inputs (the backend's containment contract, :mod:`certified.arith.base`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from .arith.base import Backend
+from .exact import Matrix, to_fmpq_mat
+from .instance import Instance
+
+__all__ = ["AttentionField"]
+
+
+def _exact_array(backend: Backend, m: Matrix) -> np.ndarray:
+    return backend.array([[x for x in row] for row in m])
+
+
+class AttentionField:
+    """The vector field of one instance in one variable, for one backend.
+
+    Parameters
+    ----------
+    instance : Instance
+        V, Q, K (only B = QᵀK is used).
+    backend : Backend
+        The interval arithmetic.
+    variable : {"z", "x"}
+        Rescaled or original dynamics.
+
+    Notes
+    -----
+    Arrays are numpy object arrays of backend intervals: tokens have shape (n, d), the
+    flattened state has shape (n·d,) in token-major order (index i·d + c).
+    """
+
+    def __init__(self, instance: Instance, backend: Backend, variable: str = "z") -> None:
+        if variable not in ("z", "x"):
+            raise ValueError("variable must be 'z' or 'x'")
+        self.instance = instance
+        self.backend = backend
+        self.variable = variable
+        self.n, self.d = instance.n, instance.d
+        self.V = _exact_array(backend, instance.V)
+        self.VT = self.V.T.copy()
+        self.B = _exact_array(backend, instance.B)
+        d = self.d
+        v0 = instance.V[0][0]
+        self._scalar_V = v0 if all(instance.V[i][j] == (v0 if i == j else 0)
+                                   for i in range(d) for j in range(d)) else None
+        self._bjet_cache: dict = {}
+
+    # -- the time-dependent bilinear form ----------------------------------------------
+    def B_jets(self, t: object, order: int) -> list[np.ndarray]:
+        """Taylor coefficients in τ of the score matrix at time t + τ.
+
+        For x this is [B, 0, 0, …]. For z, B(t + τ) = e^{τVᵀ} B(t) e^{τV}, whose
+        coefficients are B_k = Σ_{a+b=k} (Vᵀ)^a B(t) V^b / (a! b!); ``t`` may be an
+        interval (then every coefficient is enclosed for all times in it).
+        """
+        bk = self.backend
+        if self.variable == "x":
+            zero = bk.zeros((self.d, self.d))
+            return [self.B] + [zero] * order
+        key = (t, order) if isinstance(t, (int, Fraction)) else None
+        if key is not None and key in self._bjet_cache:
+            return self._bjet_cache[key]
+        lam = self._scalar_V
+        if lam is not None:
+            # V = λI: B(t + τ) = e^{2λ(t+τ)} B, so B_k = (2λ)^k/k! · e^{2λt} B exactly.
+            base = self.B * bk.exp(bk.const(2 * lam) * self._time(t))
+            out = [base]
+            for k in range(1, order + 1):
+                out.append(out[-1] * bk.const(2 * lam / k))
+        else:
+            E = bk.expm(self.V * self._time(t))
+            Bt = bk.matmul(bk.matmul(E.T.copy(), self.B), E)
+            left = [Bt]  # (Vᵀ)^a B(t) / a!
+            right = [bk.identity(self.d)]  # V^b / b!
+            for a in range(1, order + 1):
+                left.append(bk.matmul(self.VT, left[-1]) * bk.const(Fraction(1, a)))
+                right.append(bk.matmul(right[-1], self.V) * bk.const(Fraction(1, a)))
+            out = [bk.matmul(np.concatenate(left[:k + 1], axis=1),
+                             np.concatenate([right[k - a] for a in range(k + 1)], axis=0))
+                   for k in range(order + 1)]
+        if key is not None:
+            if len(self._bjet_cache) > 64:
+                self._bjet_cache.clear()
+            self._bjet_cache[key] = out
+        return out
+
+    def _time(self, t: object) -> object:
+        """A time as an interval of the backend (exact rationals are enclosed)."""
+        if isinstance(t, (int, Fraction)):
+            return self.backend.const(Fraction(t))
+        return t
+
+    def leaders(self, Z: np.ndarray, t: object) -> list[int]:
+        """For each row, a column of (approximately) largest score: the softmax shift.
+
+        Only a numerical choice: correctness does not depend on it (Lemma I1).
+        """
+        bk = self.backend
+        Zm = bk.mid_array(Z)
+        t = self._time(t)
+        Bt = self.B_jets(bk.mid_point(t), 0)[0]
+        return self.leaders_from(Zm, Bt)
+
+    # -- Taylor jets ---------------------------------------------------------------------
+    def jets(self, Z0: np.ndarray, t: object, order: int,
+             leaders: Sequence[int] | None = None) -> list[np.ndarray]:
+        """Taylor coefficients Z_0 … Z_order of the solution through Z0 at time t.
+
+        Parameters
+        ----------
+        Z0 : object array, shape (n, d)
+            Intervals of the state (a point or a box).
+        t : Fraction or interval
+            Base time (an interval gives coefficients valid for every time in it).
+        order : int
+            Highest coefficient returned.
+        leaders : list of int, optional
+            The softmax shift columns; computed from midpoints if omitted.
+
+        Returns
+        -------
+        list of object arrays, shape (n, d)
+            ``Z[k]`` encloses (1/k!) dᵏz/dtᵏ at the base time, for every state in Z0 and
+            time in t (Lemma I2).
+        """
+        return self._jets(Z0, t, order, leaders, tangents=False)[0]
+
+    def jets_with_tangents(self, Z0: np.ndarray, t: object, order: int,
+                           leaders: Sequence[int] | None = None
+                           ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Taylor coefficients and their derivatives with respect to the initial state.
+
+        Returns
+        -------
+        Z : list of object arrays, shape (n, d)
+            As :meth:`jets`.
+        dZ : list of object arrays, shape (N, n, d)
+            ``dZ[k][q]`` encloses ∂Z_k/∂y_q (y = Z0 flattened, N = n·d) for every state
+            in the box Z0 (forward-mode differentiation of the same recurrences, Lemma I3).
+        """
+        return self._jets(Z0, t, order, leaders, tangents=True)
+
+    def _jets(self, Z0: np.ndarray, t: object, order: int, leaders: Sequence[int] | None,
+              tangents: bool) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        bk = self.backend
+        n, d = self.n, self.d
+        N = n * d
+        if leaders is None:
+            leaders = self.leaders(Z0, t)
+        groups: dict[int, list[int]] = {}
+        for i, c in enumerate(leaders):
+            groups.setdefault(c, []).append(i)
+        Bk = self.B_jets(t, order) if self.variable == "z" else []
+
+        def lmul(A: np.ndarray, M: np.ndarray) -> np.ndarray:
+            """(N, p, q) @ (q, r) -> (N, p, r)."""
+            Nn, p, q = A.shape
+            return bk.matmul(A.reshape(Nn * p, q), M).reshape(Nn, p, M.shape[1])
+
+        def rmul(M: np.ndarray, A: np.ndarray) -> np.ndarray:
+            """(p, q) @ (N, q, r) -> (N, p, r)."""
+            Nn, q, r = A.shape
+            flat = A.transpose(1, 0, 2).reshape(q, Nn * r)
+            return bk.matmul(M, flat).reshape(M.shape[0], Nn, r).transpose(1, 0, 2)
+
+        Z = [Z0]
+        dZ: list[np.ndarray] = []
+        if tangents:
+            seed = bk.zeros((N, n, d))
+            one = bk.const(Fraction(1))
+            for q in range(N):
+                seed[q, q // d, q % d] = one
+            dZ.append(seed)
+        lead = np.asarray(leaders)
+        rows = np.arange(n)
+        G, D, U, E, Zs, P = [], [], [], [], [], []
+        dG, dD, dU, dE, dZs, dP = [], [], [], [], [], []
+
+        def cauchy(left: list[np.ndarray], right: list[np.ndarray], k: int) -> np.ndarray:
+            """Σ_{a=0}^{k} left[a] @ right[k − a] as one stacked matrix product."""
+            L = np.concatenate([left[a] for a in range(k + 1)], axis=1)
+            R = np.concatenate([right[k - a] for a in range(k + 1)], axis=0)
+            return bk.matmul(L, R)
+
+        for k in range(order):
+            if self.variable == "x":  # B is constant: only the a = k term survives
+                G.append(bk.matmul(Z[k], self.B))
+            else:
+                G.append(cauchy(Z, Bk, k))
+            if k == 0:
+                # Order 0 by direct score differences z_iᵀB(z_j − z_l): exp needs them
+                # accurate in absolute terms (they are multiplied by e^{2t}).
+                Uk = bk.zeros((n, n))
+                for c, rws in groups.items():
+                    Uk[rws] = bk.matmul(G[0][rws], (Z[0] - Z[0][c]).T.copy())
+            else:
+                Mk = cauchy(G, [z.T for z in Z], k)  # Σ_m G_m Z_{k−m}ᵀ: all scores
+                Uk = Mk - Mk[rows, lead].reshape(n, 1)
+            U.append(Uk)
+            if k == 0:
+                E.append(bk.exp_array(Uk))
+            else:
+                E.append(sum((U[m] * E[k - m] * m for m in range(1, k + 1)),
+                             bk.zeros((n, n))) / k)
+            Zs.append(E[k].sum(axis=1).reshape(n, 1))
+            Pk = (E[k] - sum((Zs[m] * P[k - m] for m in range(1, k + 1)),
+                             bk.zeros((n, n)))) / Zs[0]
+            P.append(Pk)
+            W = cauchy(P, Z, k)
+            if self.variable == "z":
+                W = W - Z[k]
+            Z.append(bk.matmul(W, self.VT) / (k + 1))
+            if not tangents:
+                continue
+            # Forward-mode derivatives of the same recurrences (product rule).
+            if self.variable == "x":
+                dG.append(lmul(dZ[k], self.B))
+            else:
+                dG.append(sum((lmul(dZ[a], Bk[k - a]) for a in range(k + 1)),
+                              bk.zeros((N, n, d))))
+            D.append({c: Z[k] - Z[k][c] for c in groups})
+            dD.append({c: dZ[k] - dZ[k][:, c:c + 1, :] for c in groups})
+            dUk = bk.zeros((N, n, n))
+            for c, rws in groups.items():
+                dUk[:, rws] = sum(
+                    (lmul(dG[m][:, rws], D[k - m][c].T.copy())
+                     + rmul(G[m][rws], dD[k - m][c].transpose(0, 2, 1).copy())
+                     for m in range(k + 1)), bk.zeros((N, len(rws), n)))
+            dU.append(dUk)
+            if k == 0:
+                dE.append(dUk * E[0])
+            else:
+                dE.append(sum(((dU[m] * E[k - m] + U[m] * dE[k - m]) * m
+                               for m in range(1, k + 1)), bk.zeros((N, n, n))) / k)
+            dZs.append(dE[k].sum(axis=2).reshape(N, n, 1))
+            num = dE[k] - sum((dZs[m] * P[k - m] + Zs[m] * dP[k - m]
+                               for m in range(1, k + 1)), bk.zeros((N, n, n)))
+            dP.append((num - dZs[0] * Pk) / Zs[0])
+            dW = sum((lmul(dP[a], Z[k - a]) + rmul(P[a], dZ[k - a]) for a in range(k + 1)),
+                     bk.zeros((N, n, d)))
+            if self.variable == "z":
+                dW = dW - dZ[k]
+            dZ.append(lmul(dW, self.VT) / (k + 1))
+        return Z, dZ
+
+    # -- values ------------------------------------------------------------------------
+    def attention(self, Z: np.ndarray, t: object) -> np.ndarray:
+        """Enclosure of P (n×n) for every state in Z at every time in t."""
+        bk = self.backend
+        leaders = self.leaders(Z, t)
+        Bt = self.B_jets(t, 0)[0]
+        G = bk.matmul(Z, Bt)
+        U = bk.zeros((self.n, self.n))
+        for i, c in enumerate(leaders):
+            U[i] = bk.matmul(G[i:i + 1], (Z - Z[c]).T.copy())[0]
+        E = bk.exp_array(U)
+        Zs = E.sum(axis=1).reshape(self.n, 1)
+        return E / Zs
+
+    def velocity(self, Z: np.ndarray, t: object, leaders: Sequence[int] | None = None
+                 ) -> np.ndarray:
+        """ż (or ẋ) over the box, shape (n, d), in the centred form V Σ_j P_ij (z_j − z_i).
+
+        The centred form multiplies the spread of P by |z_j − z_i| instead of |z_j|,
+        which keeps interval evaluations over wide (complex) boxes tight (Lemma I2).
+        """
+        bk = self.backend
+        if leaders is None:
+            leaders = self.leaders(Z, t)
+        Bt = self.B_jets(t, 0)[0]
+        G = bk.matmul(Z, Bt)
+        out = np.empty(Z.shape, dtype=object)
+        for i, c in enumerate(leaders):
+            Di = Z - Z[i]  # rows z_j − z_i (exactly 0 for j = i)
+            U = bk.matmul(G[i:i + 1], (Z - Z[c]).T.copy())[0]
+            E = bk.exp_array(U)
+            P = E / E.sum()
+            drift = bk.matmul(P.reshape(1, -1), Di)[0]
+            if self.variable == "x":
+                drift = drift + Z[i]
+            out[i] = bk.matmul(drift.reshape(1, -1), self.VT)[0]
+        return out
+
+    def jacobian(self, Z: np.ndarray, t: object) -> np.ndarray:
+        """Enclosure of the Jacobian of the vector field over the box Z, shape (N, N).
+
+        With s_ij = z_iᵀ B z_j and z̄_i = Σ_j P_ij z_j, the block (i, m) is
+        V [P_im I + P_im (z_m − z̄_i) z_iᵀ B + δ_im Σ_k P_ik (z_k − z̄_i) z_kᵀ Bᵀ]
+        (minus δ_im V for the rescaled variable); Lemma I3.
+        """
+        bk = self.backend
+        n, d = self.n, self.d
+        Bt = self.B_jets(t, 0)[0]
+        BtT = Bt.T.copy()
+        P = self.attention(Z, t)
+        zbar = bk.matmul(P, Z)
+        eye = bk.identity(d)
+        J = bk.zeros((n * d, n * d))
+        ziB = bk.matmul(Z, Bt)  # rows z_iᵀ B
+        zkBT = bk.matmul(Z, BtT)  # rows z_kᵀ Bᵀ
+        for i in range(n):
+            diag = bk.zeros((d, d))
+            for k in range(n):
+                diag = diag + np.outer(Z[k] - zbar[i], zkBT[k]) * P[i, k]
+            for m in range(n):
+                blk = eye * P[i, m] + np.outer(Z[m] - zbar[i], ziB[i]) * P[i, m]
+                if m == i:
+                    blk = blk + diag
+                    if self.variable == "z":
+                        blk = blk - eye
+                J[i * d:(i + 1) * d, m * d:(m + 1) * d] = bk.matmul(self.V, blk)
+        return J
+
+    # -- discrete maps -------------------------------------------------------------------
+    def euler_map(self, X: np.ndarray, dt: Fraction) -> np.ndarray:
+        """Remark 1.1: x⁺ = x + Δt P(x) X Vᵀ (original variable, autonomous)."""
+        if self.variable != "x":
+            raise ValueError("euler_map is the original-variable map")
+        bk = self.backend
+        P = self.attention(X, Fraction(0))
+        return X + bk.matmul(bk.matmul(P, X), self.VT) * bk.const(dt)
+
+    def euler_map_jacobian(self, X: np.ndarray, dt: Fraction) -> np.ndarray:
+        """I + Δt·DF(X) over the box X."""
+        bk = self.backend
+        N = self.n * self.d
+        return bk.identity(N) + self.jacobian(X, Fraction(0)) * bk.const(dt)
+
+    def rescaled_euler_map(self, Zk: np.ndarray, layer: int, dt: Fraction) -> np.ndarray:
+        """Remark 3.4: z⁺_i = z_i + Δt Σ_j P_ij R⁻¹V (z_j − z_i), P at x = R^k z."""
+        bk = self.backend
+        d = self.d
+        R = [[(1 if i == j else 0) + dt * self.instance.V[i][j] for j in range(d)]
+             for i in range(d)]
+        Rq = to_fmpq_mat([[Fraction(x) for x in row] for row in R])
+        Rk = Rq ** layer
+        Bk = Rk.transpose() * to_fmpq_mat(self.instance.B) * Rk
+        RinvV = Rq.inv() * to_fmpq_mat(self.instance.V)
+
+        def arr(m):
+            return bk.array([[Fraction(int(m[i, j].p), int(m[i, j].q)) for j in range(d)]
+                             for i in range(d)])
+
+        Bkk, M = arr(Bk), arr(RinvV)
+        leaders = self.leaders_from(Zk, Bkk)
+        G = bk.matmul(Zk, Bkk)
+        U = bk.zeros((self.n, self.n))
+        for i, c in enumerate(leaders):
+            U[i] = bk.matmul(G[i:i + 1], (Zk - Zk[c]).T.copy())[0]
+        E = bk.exp_array(U)
+        P = E / E.sum(axis=1).reshape(self.n, 1)
+        drift = bk.matmul(P, Zk) - Zk
+        return Zk + bk.matmul(drift, M.T.copy()) * bk.const(dt)
+
+    def leaders_from(self, Z: np.ndarray, Bmat: np.ndarray) -> list[int]:
+        """Row-wise argmax of the midpoint scores z_iᵀ B z_j (a heuristic, Lemma I1)."""
+        bk = self.backend
+        Zm = bk.mid_array(Z)
+        try:
+            Sf = bk.float_array(bk.matmul(bk.matmul(Zm, bk.mid_array(Bmat)), Zm.T.copy()))
+        except (OverflowError, ValueError, ArithmeticError):
+            return list(range(self.n))
+        if not np.all(np.isfinite(Sf)):
+            return list(range(self.n))
+        return [int(j) for j in np.argmax(Sf, axis=1)]

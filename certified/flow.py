@@ -1,0 +1,362 @@
+"""The driver: integrate with validated steps, report enclosures at requested times.
+
+:func:`enclose_trajectory` integrates an instance (continuous time: the rescaled ODE in
+z, Taylor steps; discrete time: the layer map in x) and returns a
+:class:`Trajectory`: enclosures of the tokens (in x or z) and of P at the requested
+times, and ``certified_until``, the time up to which every step was validated.
+Requested times beyond ``certified_until`` are listed as not certified and have no
+enclosure. If a step cannot be validated the driver shortens it; below the minimum
+step, or when radii blow up, it restarts at twice the precision, up to ``max_bits``;
+it never keeps an unvalidated step.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time as _time
+from dataclasses import dataclass, field as dc_field
+from fractions import Fraction
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from .arith import get_backend
+from .arith.base import Backend
+from .errors import InputError, ValidationError
+from .field import AttentionField
+from .instance import Discrete, Instance
+from .sets import LohnerSet
+from .stepper import StepRejected, StepResult, map_step, taylor_step
+
+__all__ = ["Trajectory", "enclose_trajectory", "digits_to_bits", "default_order"]
+
+#: Radii above this (absolute, in z) count as a blow-up and trigger more precision.
+BLOWUP_RADIUS = Fraction(1, 10 ** 3)
+
+
+def digits_to_bits(digits: int) -> int:
+    """Working bits for ``digits`` decimal digits, plus 16 guard bits."""
+    return int(math.ceil(digits * math.log2(10))) + 16
+
+
+def default_order(digits: int) -> int:
+    """Taylor order used at ``digits`` digits.
+
+    With the Cauchy remainder M (h/ρ)^{K+1}, order K lets h/ρ = 10^{-digits/(K+1)}; about
+    0.8 orders per digit keeps h/ρ near 1/20 at any precision.
+    """
+    return max(10, min(120, int(round(0.8 * digits)) + 6))
+
+
+@dataclass
+class Trajectory:
+    """Certified enclosures of a trajectory (the spec's ``simulate`` output).
+
+    Attributes
+    ----------
+    instance : Instance
+    variable : str
+        ``"z"`` or ``"x"``: the variable of ``tokens``.
+    times : list of Fraction
+        The reported times (all ≤ ``certified_until``).
+    tokens : list of object arrays, shape (n, d)
+        ``tokens[k]`` encloses the tokens at ``times[k]``.
+    attention : list of object arrays, shape (n, n)
+        ``attention[k]`` encloses P at ``times[k]``.
+    certified_until : Fraction
+        Every step up to this time was validated.
+    not_certified : list of Fraction
+        Requested times beyond ``certified_until`` (no enclosure reported).
+    steps : list of StepResult
+        Every validated step, in order (for certificates).
+    bits, order : int
+        Working precision and Taylor order of the run that produced this.
+    backend : Backend
+    """
+
+    instance: Instance
+    variable: str
+    times: list[Fraction]
+    tokens: list[np.ndarray]
+    attention: list[np.ndarray]
+    certified_until: Fraction
+    not_certified: list[Fraction]
+    steps: list[StepResult]
+    bits: int
+    order: int
+    backend: Backend
+    wall_seconds: float = 0.0
+    attempts: list[str] = dc_field(default_factory=list)
+
+    def max_radius(self) -> Fraction:
+        """Largest token radius at the last reported time."""
+        return self.backend.max_rad(self.tokens[-1]) if self.tokens else Fraction(0)
+
+    def to_json(self, digits: int) -> dict:
+        """The spec's ``simulate`` JSON (enclosures as outward-rounded decimal pairs)."""
+        from .numbers import bounds_to_json, fraction_to_str
+
+        bk = self.backend
+        out_digits = max(5, digits)
+
+        def enc(x) -> list[str]:
+            lo, hi = bk.bounds(x)
+            return bounds_to_json(lo, hi, out_digits)
+
+        out = {
+            "variable": self.variable,
+            "digits": digits,
+            "certified_until": fraction_to_str(self.certified_until),
+            "times": [fraction_to_str(t) for t in self.times],
+            "tokens": [[[enc(v) for v in row] for row in tok] for tok in self.tokens],
+            "attention": [[[enc(v) for v in row] for row in P] for P in self.attention],
+            "not_certified_times": [fraction_to_str(t) for t in self.not_certified],
+            "method": {"backend": bk.name, "bits": self.bits, "taylor_order": self.order,
+                       "steps": len(self.steps),
+                       "time_mode": "discrete" if isinstance(self.instance.time, Discrete)
+                       else "continuous"},
+        }
+        return out
+
+
+def _progress(total: float, enabled: bool):
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # progress is a nicety, never a dependency of correctness
+        return None
+    return tqdm(total=float(total), file=sys.stderr, unit="t", leave=False,
+                bar_format="{l_bar}{bar}| t={n:.3g}/{total:.3g} [{elapsed}]")
+
+
+def _linear_change(bk: Backend, field: AttentionField, S: LohnerSet, t: Fraction) -> np.ndarray:
+    """Box of e^{tV} y (token-wise) for every y in the set (rigorous matrix exponential):
+    x = e^{tV} z, and z = e^{-tV} x with t negated."""
+    n, d = field.n, field.d
+    E = bk.expm(field.V * bk.const(t))
+    M = np.kron(bk.identity(n), E)  # acts token-wise on the flattened state
+    return S.linear_image(M, bk).reshape(n, d)
+
+
+def _initial_set(inst: Instance, bk: Backend, box: np.ndarray | None) -> LohnerSet:
+    if box is None:
+        return LohnerSet.from_exact([x for row in inst.X0 for x in row], bk)
+    return LohnerSet.from_box(box.reshape(-1), bk)
+
+
+def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], bits: int,
+                    order: int, bk: Backend, variable: str, h_max: Fraction,
+                    progress: bool, coordinates: str = "z",
+                    initial_box: np.ndarray | None = None,
+                    deadline: float | None = None) -> Trajectory:
+    with bk.workprec(bits):
+        field = AttentionField(inst, bk, coordinates)
+        n, d = inst.n, inst.d
+        S = _initial_set(inst, bk, initial_box)
+        t = Fraction(0)
+        steps: list[StepResult] = []
+        times, tokens, attn = [], [], []
+        pending = sorted(set(report))
+        tol = Fraction(1, 2 ** (bits - 8))
+        bar = _progress(t_final, progress)
+
+        def record(t_now: Fraction, Sset: LohnerSet) -> None:
+            Y = Sset.box(bk).reshape(n, d)
+            times.append(t_now)
+            if variable == coordinates:
+                tokens.append(Y)
+            else:  # x = e^{tV} z, or z = e^{-tV} x, applied to the set
+                tokens.append(_linear_change(bk, field, Sset, t_now if variable == "x" else -t_now))
+            attn.append(field.attention(Y, t_now))
+
+        try:
+            while pending and pending[0] == 0:
+                record(Fraction(0), S)
+                pending.pop(0)
+            rho = Fraction(1, 2)
+            rho_min = Fraction(1, 2 ** 30) * max(t_final, Fraction(1))
+            while t < t_final:
+                if deadline is not None and _time.perf_counter() > deadline:
+                    raise ValidationError("wall-clock budget spent", t=t)
+                target = pending[0] if pending else t_final
+                scale = 1 + max(abs(bk.bounds(v)[1]) for v in S.c)
+                while True:
+                    try:
+                        res = taylor_step(field, S, t, min(target - t, h_max), order, rho,
+                                          tol * scale)
+                        break
+                    except StepRejected:
+                        rho = rho / 2
+                        if rho < rho_min:
+                            raise
+                h = res.h
+                S = res.output_set
+                steps.append(res)
+                if bar is not None:
+                    bar.update(float(h))
+                t = t + h
+                if S.max_radius(bk) > BLOWUP_RADIUS:
+                    raise ValidationError("enclosure radius blew up", t=t, h=h)
+                if pending and t == pending[0]:
+                    record(t, S)
+                    pending.pop(0)
+                rho = min(rho * 2, Fraction(2))  # try a larger disk next time
+        except ValidationError:
+            pass  # certified up to the last validated t; the caller may escalate
+        finally:
+            if bar is not None:
+                bar.close()
+        not_cert = [s for s in sorted(set(report)) if s > t or s not in times]
+        return Trajectory(inst, variable, times, tokens, attn, t, not_cert, steps, bits,
+                          order, bk)
+
+
+def _run_discrete(inst: Instance, t_final: Fraction, report: list[Fraction], bits: int,
+                  bk: Backend, variable: str, progress: bool) -> Trajectory:
+    from .exact import to_fmpq_mat
+
+    dt = inst.time.dt  # type: ignore[union-attr]
+    n, d = inst.n, inst.d
+    layers = int(t_final / dt)
+    wanted = {int(s / dt): s for s in report if (s / dt).denominator == 1 and s <= t_final}
+    with bk.workprec(bits):
+        field = AttentionField(inst, bk, "x")
+        S = LohnerSet.from_exact([x for row in inst.X0 for x in row], bk)
+        R = to_fmpq_mat([[Fraction(int(i == j)) + dt * inst.V[i][j] for j in range(d)]
+                         for i in range(d)])
+        Rinv = R.inv()
+        steps: list[StepResult] = []
+        times, tokens, attn = [], [], []
+        bar = _progress(layers, progress)
+        t_cert = Fraction(0)
+
+        def record(layer: int, Sset: LohnerSet) -> None:
+            X = Sset.box(bk).reshape(n, d)
+            times.append(wanted[layer])
+            if variable == "x":
+                tokens.append(X)
+            else:  # z^[k] = R^{-k} x^[k], applied to the set (exact rational matrix)
+                Rk = Rinv ** layer
+                M = bk.array([[Fraction(int(Rk[i, j].p), int(Rk[i, j].q)) for j in range(d)]
+                              for i in range(d)])
+                tokens.append(Sset.linear_image(np.kron(bk.identity(n), M), bk).reshape(n, d))
+            attn.append(field.attention(X, Fraction(0)))
+
+        try:
+            if 0 in wanted:
+                record(0, S)
+            for layer in range(layers):
+                res = map_step(field, S, layer, dt)
+                S = res.output_set
+                steps.append(res)
+                t_cert = dt * (layer + 1)
+                if S.max_radius(bk) > BLOWUP_RADIUS * 10 ** 6:
+                    raise ValidationError("enclosure radius blew up", t=t_cert, h=dt)
+                if layer + 1 in wanted:
+                    record(layer + 1, S)
+                if bar is not None:
+                    bar.update(1)
+        except ValidationError:
+            pass
+        finally:
+            if bar is not None:
+                bar.close()
+        not_cert = [s for s in sorted(set(report)) if s not in times]
+        return Trajectory(inst, variable, times, tokens, attn, t_cert, not_cert, steps, bits,
+                          1, bk)
+
+
+def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
+                       times: Iterable[Fraction | int | str] | None = None,
+                       digits: int = 30, bits: int | None = None, variable: str = "z",
+                       backend: str = "flint", max_bits: int | None = None,
+                       order: int | None = None, h_max: Fraction | None = None,
+                       progress: bool = False, coordinates: str = "z",
+                       initial_box: np.ndarray | None = None,
+                       max_seconds: float | None = None) -> Trajectory:
+    """Certified enclosures of the trajectory of ``instance`` on [0, t_final].
+
+    Parameters
+    ----------
+    instance : Instance
+    t_final : number
+        Final time (exact; > 0). In discrete time, layers k with k·Δt ≤ t_final.
+    times : iterable of numbers, optional
+        Times at which to report enclosures (default: 0 and t_final). In discrete time
+        they must be multiples of Δt.
+    digits, bits : int
+        Working precision (decimal digits, or bits which take precedence).
+    variable : {"z", "x"}
+        Variable of the reported tokens.
+    backend : {"flint", "mpmath"}
+    max_bits : int, optional
+        Cap for automatic precision escalation (default: 4 × the starting bits).
+    order : int, optional
+        Taylor order (default from the digits).
+    h_max : Fraction, optional
+        Largest step (default 1/4).
+    progress : bool
+        Show a progress bar on stderr.
+    coordinates : {"z", "x"}
+        Variable the ODE is integrated in (continuous time); outputs are converted.
+    initial_box : object array, shape (n, d), optional
+        Start from this box of states (backend intervals) instead of the exact X0.
+    max_seconds : float, optional
+        Wall-clock budget; the result is certified up to where it stopped.
+
+    Returns
+    -------
+    Trajectory
+        With ``certified_until`` the time up to which every step was validated; this
+        may be < t_final only if even ``max_bits`` did not suffice.
+    """
+    from .numbers import to_fraction
+
+    tf = to_fraction(t_final, "t_final")
+    if tf <= 0:
+        raise InputError("t_final", f"{tf} is not positive", "a number > 0")
+    if variable not in ("x", "z"):
+        raise InputError("variable", f"{variable!r} is not a variable", "'x' or 'z'")
+    report = sorted({to_fraction(s, "times") for s in (times if times is not None else [0, tf])})
+    for s in report:
+        if s < 0 or s > tf:
+            raise InputError("times", f"{s} is outside [0, t_final = {tf}]",
+                             "times between 0 and t_final")
+    if isinstance(instance.time, Discrete):
+        for s in report:
+            if (s / instance.time.dt).denominator != 1:
+                raise InputError("times", f"{s} is not a multiple of Δt = {instance.time.dt}",
+                                 "layer times k·Δt")
+    if digits < 5 and bits is None:
+        raise InputError("digits", f"{digits} is too small", "digits >= 5")
+    start_bits = bits if bits is not None else digits_to_bits(digits)
+    cap = max_bits if max_bits is not None else 4 * start_bits
+    if cap < start_bits:
+        raise InputError("max_bits", f"{cap} is below the starting precision {start_bits}",
+                         f"max_bits >= {start_bits}")
+    bk = get_backend(backend)
+    K = order if order is not None else default_order(int(start_bits / math.log2(10)))
+    hm = Fraction(h_max) if h_max is not None else Fraction(1, 4)
+    best: Trajectory | None = None
+    attempts = []
+    b = start_bits
+    t0 = _time.perf_counter()
+    deadline = t0 + max_seconds if max_seconds is not None else None
+    while True:
+        if isinstance(instance.time, Discrete):
+            traj = _run_discrete(instance, tf, report, b, bk, variable, progress)
+        else:
+            traj = _run_continuous(instance, tf, report, b, K, bk, variable, hm, progress,
+                                   coordinates, initial_box, deadline)
+        attempts.append(f"{b} bits: certified until {traj.certified_until}")
+        if best is None or traj.certified_until > best.certified_until:
+            best = traj
+        if traj.certified_until >= tf or b * 2 > cap or \
+                (deadline is not None and _time.perf_counter() > deadline):
+            break
+        b *= 2
+    best.wall_seconds = _time.perf_counter() - t0
+    best.attempts = attempts
+    return best
