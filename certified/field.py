@@ -113,6 +113,19 @@ class AttentionField:
             self._bjet_cache[key] = out
         return out
 
+    def _score_form(self, t: object) -> tuple[np.ndarray, object]:
+        """(M, c) with scores z_iᵀ M z_j · c at time t (c None means 1).
+
+        For V = λI the time dependence is the scalar c = e^{2λt}: keeping it as one
+        factor (instead of inside every entry of B(t)) avoids the dependency effect of
+        interval dot products when t is an interval or a complex box.
+        """
+        if self.variable == "x":
+            return self.B, None
+        if self._scalar_V is not None:
+            return self.B, self.backend.exp(self.backend.const(2 * self._scalar_V) * self._time(t))
+        return self.B_jets(t, 0)[0], None
+
     def _time(self, t: object) -> object:
         """A time as an interval of the backend (exact rationals are enclosed)."""
         if isinstance(t, (int, Fraction)):
@@ -277,11 +290,13 @@ class AttentionField:
         """Enclosure of P (n×n) for every state in Z at every time in t."""
         bk = self.backend
         leaders = self.leaders(Z, t)
-        Bt = self.B_jets(t, 0)[0]
-        G = bk.matmul(Z, Bt)
+        Bm, scale = self._score_form(t)
+        G = bk.matmul(Z, Bm)
         U = bk.zeros((self.n, self.n))
         for i, c in enumerate(leaders):
             U[i] = bk.matmul(G[i:i + 1], (Z - Z[c]).T.copy())[0]
+        if scale is not None:
+            U = U * scale
         E = bk.exp_array(U)
         Zs = E.sum(axis=1).reshape(self.n, 1)
         return E / Zs
@@ -296,12 +311,14 @@ class AttentionField:
         bk = self.backend
         if leaders is None:
             leaders = self.leaders(Z, t)
-        Bt = self.B_jets(t, 0)[0]
-        G = bk.matmul(Z, Bt)
+        Bm, scale = self._score_form(t)
+        G = bk.matmul(Z, Bm)
         out = np.empty(Z.shape, dtype=object)
         for i, c in enumerate(leaders):
             Di = Z - Z[i]  # rows z_j − z_i (exactly 0 for j = i)
             U = bk.matmul(G[i:i + 1], (Z - Z[c]).T.copy())[0]
+            if scale is not None:
+                U = U * scale
             E = bk.exp_array(U)
             P = E / E.sum()
             drift = bk.matmul(P.reshape(1, -1), Di)[0]

@@ -130,9 +130,9 @@ def cauchy_apriori(field: AttentionField, Y: np.ndarray, t0: Fraction, rho: Frac
         return out
 
     try:
-        cand = inflate(Yc + D * field.velocity(Yc, tD, leaders))
+        cand = inflate(Yc + field.velocity(Yc, tD, leaders) * D)
         for _ in range(8):
-            test = Yc + D * field.velocity(cand, tD, leaders)
+            test = Yc + field.velocity(cand, tD, leaders) * D
             if all(bk.c_contains_interior(cv, tv) for cv, tv in zip(cand.flat, test.flat)):
                 M = [bk.abs_upper(cv - yv) for cv, yv in zip(cand.flat, Y.flat)]
                 return cand, M

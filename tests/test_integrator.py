@@ -1,0 +1,232 @@
+"""Rigorous enclosures of the trajectory against exact oracles (containment and width).
+
+Oracles: closed forms (n = 1; Q = 0), a symmetric two-token configuration reduced to a
+scalar separable ODE solved independently by quadrature at 60+ digits, a forward-then-
+backward run, the discrete map evaluated at 2000 bits, and high-precision approximate
+runs. Every test asserts containment *and* an upper bound on the width.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from certified import Instance
+from certified.approx import approx_trajectory_mp
+from certified.flow import enclose_trajectory
+
+BACKENDS = ["flint", "mpmath"]
+I2 = [[1, 0], [0, 1]]
+
+
+def contains(backend, ball, value, dps=80) -> bool:
+    """Is the mpmath number ``value`` inside the backend interval ``ball``?"""
+    lo, hi = backend.bounds(ball)
+    with mpmath.workdps(dps):
+        return mpmath.mpf(lo.numerator) / lo.denominator <= value <= \
+            mpmath.mpf(hi.numerator) / hi.denominator
+
+
+def contains_q(backend, ball, q: F) -> bool:
+    """Is the exact rational q inside the backend interval ``ball``?"""
+    lo, hi = backend.bounds(ball)
+    return lo <= q <= hi
+
+
+def width(backend, ball) -> float:
+    lo, hi = backend.bounds(ball)
+    return float(hi - lo)
+
+
+# ---------------------------------------------------------------- n = 1 and Q = 0
+V_UPPER = [[1, 2], [0, -1]]  # e^{tV} = [[e^t, e^t − e^{−t}], [0, e^{−t}]]
+
+
+def exp_tV(t):
+    e, ei = mpmath.exp(t), mpmath.exp(-t)
+    return mpmath.matrix([[e, e - ei], [0, ei]])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_single_token_closed_form(backend):
+    inst = Instance.create(V=V_UPPER, Q=[[1, 1]], K=[[2, -1]], X0=[["1/3", "-2/7"]])
+    tr = enclose_trajectory(inst, "1/2", times=["1/4", "1/2"], digits=25, variable="x",
+                            backend=backend)
+    assert tr.certified_until == F(1, 2)
+    bk = tr.backend
+    with mpmath.workdps(80):
+        x0 = mpmath.matrix([mpmath.mpf(1) / 3, mpmath.mpf(-2) / 7])
+        for t, tok in zip(tr.times, tr.tokens):
+            exact = exp_tV(mpmath.mpf(t.numerator) / t.denominator) * x0
+            for c in range(2):
+                assert contains(bk, tok[0, c], exact[c])
+                assert width(bk, tok[0, c]) < 1e-20
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_uniform_attention_closed_form(backend):
+    # Q = 0: P = (1/n)·ones, ẋ_i = V m(t), m(t) = e^{tV} m0, so
+    # x_i(t) = x_i(0) + (e^{tV} − I) m0 and z_i = e^{−tV} x_i.
+    X0 = [["1", "0"], ["0", "1/2"], ["-1/3", "1"]]
+    inst = Instance.create(V=V_UPPER, Q=[[0, 0]], K=[[0, 0]], X0=X0)
+    tr = enclose_trajectory(inst, "1/2", times=["1/2"], digits=25, backend=backend)
+    bk = tr.backend
+    with mpmath.workdps(80):
+        t = mpmath.mpf(1) / 2
+        X = [mpmath.matrix([mpmath.mpf(F(a).numerator) / F(a).denominator for a in row])
+             for row in X0]
+        m0 = (X[0] + X[1] + X[2]) / 3
+        E, Ei = exp_tV(t), exp_tV(-t)
+        for i in range(3):
+            z = Ei * (X[i] + (E - mpmath.eye(2)) * m0)
+            for c in range(2):
+                assert contains(bk, tr.tokens[0][i, c], z[c])
+                assert width(bk, tr.tokens[0][i, c]) < 1e-20
+        # P = 1/3 exactly, enclosed
+        for v in tr.attention[0].flat:
+            assert contains(bk, v, mpmath.mpf(1) / 3) and width(bk, v) < 1e-20
+
+
+# ---------------------------------------------------------------- symmetric two tokens
+def symmetric_oracle(b: F, t: F, dps: int = 60):
+    """x₁ = (e^t, w), x₂ = (e^t, −w) with ẇ = w·tanh(w²), w(0) = b (V = Q = K = I):
+    solve ∫_b^w coth(s²)/s ds = t by quadrature and root finding."""
+    with mpmath.workdps(dps):
+        b_, t_ = mpmath.mpf(b.numerator) / b.denominator, mpmath.mpf(t.numerator) / t.denominator
+        g = lambda w: mpmath.quad(lambda s: mpmath.coth(s * s) / s, [b_, w]) - t_  # noqa: E731
+        # ẇ = w tanh(w²) ∈ (0, w]: the root lies in [b, b·e^t], where g is increasing.
+        w = mpmath.findroot(g, (b_, b_ * mpmath.exp(t_)), solver="illinois")
+        return mpmath.exp(t_), w, -w  # negate here: mpmath rounds to the global precision
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_symmetric_two_tokens_scalar_ode(backend):
+    b = F(1, 2)
+    inst = Instance.create(V=I2, Q=I2, K=I2, X0=[[1, b], [1, -b]])
+    T = F(1, 2) if backend == "mpmath" else F(1)
+    tr = enclose_trajectory(inst, T, times=[T], digits=25, variable="x", backend=backend)
+    bk = tr.backend
+    u, w, minus_w = symmetric_oracle(b, T)
+    tok = tr.tokens[0]
+    for value, ball in [(u, tok[0, 0]), (w, tok[0, 1]), (u, tok[1, 0]), (minus_w, tok[1, 1])]:
+        assert contains(bk, ball, value)
+        assert width(bk, ball) < 1e-18
+
+
+def test_forward_then_backward_contains_start():
+    # In x the ODE is autonomous; reversing time is V → −V with the same Q, K.
+    X0 = [["1/2", "1/3"], ["-1/4", "1"], ["1", "-1/5"]]
+    V = [[1, "1/2"], [0, "1/2"]]
+    Vneg = [[-1, "-1/2"], [0, "-1/2"]]
+    Q, K = [[1, 0], [0, 2]], [[1, 1], [0, 1]]
+    fwd = enclose_trajectory(Instance.create(V=V, Q=Q, K=K, X0=X0), "1/2", digits=25,
+                             coordinates="x", variable="x")
+    bk = fwd.backend
+    end = fwd.tokens[-1]
+    back = enclose_trajectory(Instance.create(V=Vneg, Q=Q, K=K, X0=X0), "1/2", digits=25,
+                              coordinates="x", variable="x", initial_box=end)
+    start = back.tokens[-1]
+    for i, row in enumerate(X0):
+        for c, v in enumerate(row):
+            assert contains_q(bk, start[i, c], F(v))
+            assert width(bk, start[i, c]) < 1e-18
+
+
+# ---------------------------------------------------------------- discrete time
+def euler_map_mp(X, V, B, dt):
+    n = len(X)
+    out = []
+    for i in range(n):
+        s = [sum(X[i][a] * B[a][b] * X[j][b] for a in range(len(V)) for b in range(len(V)))
+             for j in range(n)]
+        m = max(s)
+        e = [mpmath.exp(x - m) for x in s]
+        Z = sum(e)
+        xbar = [sum(e[j] / Z * X[j][c] for j in range(n)) for c in range(len(V))]
+        out.append([X[i][r] + dt * sum(V[r][c] * xbar[c] for c in range(len(V)))
+                    for r in range(len(V))])
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_discrete_map_against_2000_bits(backend):
+    X0 = [["1", "1/10"], ["-1/2", "1"], ["1/3", "-1"]]
+    V = [[1, "1/3"], [0, "-1/2"]]
+    Q, K = [[1, 0], [0, 1]], [[2, 0], [1, 1]]
+    inst = Instance.create(V=V, Q=Q, K=K, X0=X0, time={"discrete": "1/10"})
+    layers = 20 if backend == "flint" else 8
+    T = F(layers, 10)
+    tr = enclose_trajectory(inst, T, times=[T], digits=30, variable="x", backend=backend)
+    bk = tr.backend
+    with mpmath.workprec(2000):
+        q = lambda a: mpmath.mpf(F(a).numerator) / F(a).denominator  # noqa: E731
+        X = [[q(a) for a in row] for row in X0]
+        Vm = [[q(a) for a in row] for row in V]
+        B = [[q(x) for x in row] for row in inst.B]
+        for _ in range(layers):
+            X = euler_map_mp(X, Vm, B, mpmath.mpf(1) / 10)
+        for i in range(3):
+            for c in range(2):
+                assert contains(bk, tr.tokens[0][i, c], X[i][c], dps=700)
+                assert width(bk, tr.tokens[0][i, c]) < 1e-25
+
+
+def test_discrete_rescaled_variable_matches_remark_3_4():
+    # z^[k] = R^{-k} x^[k] must agree with iterating the rescaled map of Remark 3.4.
+    from certified.arith import get_backend
+    from certified.field import AttentionField
+
+    X0 = [["1", "1/10"], ["-1/2", "1"]]
+    V = [[1, "1/3"], [0, "-1/2"]]
+    inst = Instance.create(V=V, Q=I2, K=I2, X0=X0, time={"discrete": "1/4"})
+    tr = enclose_trajectory(inst, 1, times=[1], digits=30, variable="z")
+    bk = get_backend("flint")
+    with bk.workprec(300):
+        f = AttentionField(inst, bk, "z")
+        Z = bk.array([[F(x) for x in row] for row in inst.X0])
+        for k in range(4):
+            Z = f.rescaled_euler_map(Z, k, F(1, 4))
+        for a, b in zip(tr.tokens[0].flat, Z.flat):
+            assert a.overlaps(b) and width(tr.backend, a) < 1e-25
+
+
+def test_continuous_is_the_limit_of_discrete():
+    X0 = [["1", "1/10"], ["-1/2", "1"], ["1/3", "-1"]]
+    V = [[1, 0], [0, 1]]
+    cont = enclose_trajectory(Instance.create(V=V, Q=I2, K=I2, X0=X0), "1/2", times=["1/2"],
+                              digits=20, variable="x")
+    bk = cont.backend
+    errs = []
+    for dt in (F(1, 20), F(1, 40), F(1, 80)):
+        disc = enclose_trajectory(Instance.create(V=V, Q=I2, K=I2, X0=X0,
+                                                  time={"discrete": dt}), "1/2",
+                                  times=["1/2"], digits=20, variable="x")
+        errs.append(max(abs(bk.to_float(a) - bk.to_float(b))
+                        for a, b in zip(disc.tokens[0].flat, cont.tokens[0].flat)))
+    # Euler is first order: halving Δt roughly halves the distance to the ODE.
+    assert errs[0] > errs[1] > errs[2] > 0
+    assert 1.6 < errs[0] / errs[1] < 2.4 and 1.6 < errs[1] / errs[2] < 2.4
+
+
+# ---------------------------------------------------------------- random instances
+small = st.fractions(min_value=-1, max_value=1, max_denominator=4)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.data())
+def test_random_small_instances_contain_high_precision_solution(data):
+    n, d = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 2))
+    mat = lambda r, c: data.draw(st.lists(st.lists(small, min_size=c, max_size=c),  # noqa
+                                          min_size=r, max_size=r))
+    inst = Instance.create(V=mat(d, d), Q=mat(1, d), K=mat(1, d), X0=mat(n, d))
+    tr = enclose_trajectory(inst, "1/4", times=["1/4"], digits=20)
+    approx = approx_trajectory_mp(inst, "1/4", times=["1/4"], digits=50, order=30,
+                                  h=F(1, 64))
+    bk = tr.backend
+    assert tr.certified_until == F(1, 4)
+    for ball, value in zip(tr.tokens[0].flat, approx.tokens[0].flat):
+        assert contains(bk, ball, value) and width(bk, ball) < 1e-15
