@@ -45,6 +45,98 @@ def classify(file: str, fmt: str) -> None:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
 
 
+def _number(value: str, option: str):
+    from .numbers import to_fraction
+    from .errors import InputError as _IE
+
+    try:
+        return to_fraction(value, option)
+    except _IE as exc:
+        raise click.BadParameter(exc.problem, param_hint=option) from None
+
+
+def _write_atomic(path: str, text: str) -> None:
+    import os
+    import tempfile
+    from pathlib import Path
+
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=str(target.parent or "."), prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _precision(digits: int | None, bits: int | None) -> tuple[int, int | None]:
+    if digits is not None and bits is not None:
+        raise click.UsageError("--digits and --bits are alternatives; give one")
+    if bits is not None and bits < 20:
+        raise click.BadParameter(f"{bits} is too small; use at least 20", param_hint="--bits")
+    if digits is not None and digits < 5:
+        raise click.BadParameter(f"{digits} is too small; use at least 5",
+                                 param_hint="--digits")
+    return (digits if digits is not None else 30), bits
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--t-final", "t_final", required=True, help="Final time T > 0 (exact number).")
+@click.option("--digits", type=int, default=None,
+              help="Working precision in decimal digits (default 30).")
+@click.option("--bits", type=int, default=None, help="Working precision in bits (instead of --digits).")
+@click.option("--times", default=None, help="Comma-separated report times (default 0,T).")
+@click.option("--variable", type=click.Choice(["x", "z"]), default="z", show_default=True,
+              help="Report tokens in x or in the rescaled z = e^{-tV} x.")
+@click.option("--backend", type=click.Choice(["flint", "mpmath"]), default="flint",
+              show_default=True, help="Ball arithmetic: Arb (python-flint) or mpmath intervals.")
+@click.option("--max-bits", type=int, default=None,
+              help="Cap for automatic precision escalation (default 4x the start).")
+@click.option("--out", default=None, help="Also write the JSON to this file.")
+@click.option("--plot", default=None, help="Draw trajectories and P to this PNG file.")
+def simulate(file: str, t_final: str, digits: int | None, bits: int | None, times: str | None,
+             variable: str, backend: str, max_bits: int | None, out: str | None,
+             plot: str | None) -> None:
+    """Certified enclosures of the trajectory and of P at the requested times.
+
+    Default precision: 30 digits. `certified_until` in the output is the time up to which
+    every step was validated; requested times beyond it are listed, not reported.
+    """
+    import sys
+
+    from .flow import enclose_trajectory
+    from .instance import Instance
+
+    d, b = _precision(digits, bits)
+    tf = _number(t_final, "--t-final")
+    if tf <= 0:
+        raise click.BadParameter("must be > 0", param_hint="--t-final")
+    report = None
+    if times is not None:
+        report = [_number(x.strip(), "--times") for x in times.split(",") if x.strip()]
+        if not report:
+            raise click.BadParameter("no times given", param_hint="--times")
+    inst = Instance.load(file)
+    traj = enclose_trajectory(inst, tf, times=report, digits=d, bits=b, variable=variable,
+                              backend=backend, max_bits=max_bits,
+                              progress=sys.stderr.isatty())
+    text = json.dumps(traj.to_json(d), indent=1)
+    if out is not None:
+        _write_atomic(out, text + "\n")
+    if plot is not None:
+        from .flow import trajectory_midpoints
+        from .plots import plot_trajectory
+
+        ts, toks, atts = trajectory_midpoints(traj)
+        plot_trajectory(ts, toks, atts, plot, variable=variable,
+                        title=inst.name or "")
+    click.echo(text)
+
+
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 

@@ -29,7 +29,8 @@ from .instance import Discrete, Instance
 from .sets import LohnerSet
 from .stepper import StepRejected, StepResult, map_step, taylor_step
 
-__all__ = ["Trajectory", "enclose_trajectory", "digits_to_bits", "default_order"]
+__all__ = ["Trajectory", "enclose_trajectory", "digits_to_bits", "default_order",
+           "trajectory_midpoints"]
 
 #: Radii above this (absolute, in z) count as a blow-up and trigger more precision.
 BLOWUP_RADIUS = Fraction(1, 10 ** 3)
@@ -360,3 +361,19 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
     best.wall_seconds = _time.perf_counter() - t0
     best.attempts = attempts
     return best
+
+
+def trajectory_midpoints(traj: Trajectory) -> tuple[list[float], list[np.ndarray],
+                                                     list[np.ndarray]]:
+    """Float midpoints for pictures only: the tokens after every validated step (in the
+    integration variable) and P at the reported times."""
+    bk = traj.backend
+    n, d = traj.instance.n, traj.instance.d
+    ts = [0.0] + [float(s.t0 + s.h) for s in traj.steps]
+    first = traj.steps[0].input_set if traj.steps else None
+    sets = ([first] if first is not None else []) + [s.output_set for s in traj.steps]
+    toks = [bk.float_array(S.c).reshape(n, d) for S in sets] or \
+        [bk.float_array(t) for t in traj.tokens]
+    if not sets:
+        ts = [float(t) for t in traj.times]
+    return ts, toks, [bk.float_array(p) for p in traj.attention]

@@ -1,0 +1,87 @@
+"""Figures (matplotlib, an optional dependency): trajectories and attention matrices.
+
+Plots are drawn from enclosure midpoints (a picture, not a proof); the certified numbers
+are in the JSON output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .errors import CertifiedError
+
+__all__ = ["plot_trajectory"]
+
+
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise CertifiedError("--plot needs matplotlib: pip install 'certified[plot]'") from None
+    return plt
+
+
+def _hull(points: np.ndarray) -> np.ndarray:
+    """Convex hull of 2-D points (monotone chain), closed polygon."""
+    pts = sorted(map(tuple, points))
+    if len(pts) <= 2:
+        return np.array(pts + pts[:1])
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower, upper = [], []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    hull = lower[:-1] + upper[:-1]
+    return np.array(hull + hull[:1])
+
+
+def plot_trajectory(times: Sequence[float], tokens: Sequence[np.ndarray],
+                    attention: Sequence[np.ndarray], path: str | Path,
+                    variable: str = "z", title: str = "") -> None:
+    """Tokens over time (first two coordinates, with the hull at the first and last
+    time) next to the attention matrix at the last time, saved to ``path`` (PNG).
+
+    Parameters
+    ----------
+    times : floats, length m
+    tokens : arrays, shape (n, d) each (midpoints)
+    attention : arrays, shape (n, n) each (midpoints)
+    """
+    plt = _pyplot()
+    fig, (ax, axp) = plt.subplots(1, 2, figsize=(11, 5))
+    T = np.stack(tokens)  # (m, n, d)
+    n, d = T.shape[1], T.shape[2]
+    ys = T[:, :, 1] if d > 1 else np.tile(np.asarray(times)[:, None], (1, n))
+    for i in range(n):
+        ax.plot(T[:, i, 0], ys[:, i], "-", lw=1)
+        ax.plot(T[-1, i, 0], ys[-1, i], "o", ms=4, color="k")
+    if d > 1 and n >= 3:
+        for k, style in ((0, ":"), (-1, "--")):
+            h = _hull(T[k, :, :2])
+            ax.plot(h[:, 0], h[:, 1], style, color="grey", lw=1,
+                    label=f"hull at t = {times[k]:g}")
+        ax.legend(loc="best", fontsize=8)
+    ax.set_xlabel(f"{variable}[0]")
+    ax.set_ylabel(f"{variable}[1]" if d > 1 else "t")
+    ax.set_title(title or f"tokens in {variable}, t ∈ [{times[0]:g}, {times[-1]:g}]")
+    im = axp.imshow(np.asarray(attention[-1], dtype=float), vmin=0, vmax=1, cmap="viridis")
+    axp.set_title(f"P at t = {times[-1]:g}")
+    fig.colorbar(im, ax=axp, fraction=0.046)
+    fig.tight_layout()
+    tmp = Path(str(path) + ".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    tmp.replace(path)  # atomic: never a half-written figure

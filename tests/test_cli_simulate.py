@@ -1,0 +1,82 @@
+"""`certified simulate`: the spec's JSON, --out/--plot files, and exit-2 errors."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+
+from certified.cli import main
+from certified.numbers import to_fraction
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_simulate_json_matches_spec(capsys, tmp_path):
+    out_file, png = tmp_path / "sim.json", tmp_path / "sim.png"
+    code, out, err = run(capsys, "simulate", str(EXAMPLES / "remark_7_9.json"),
+                         "--t-final", "1/2", "--digits", "20", "--times", "0,1/4,1/2",
+                         "--out", str(out_file), "--plot", str(png))
+    assert code == 0, err
+    res = json.loads(out)
+    assert json.loads(out_file.read_text()) == res
+    assert png.stat().st_size > 10_000
+    assert res["variable"] == "z" and res["digits"] == 20 and res["certified_until"] == "1/2"
+    assert res["times"] == ["0", "1/4", "1/2"]
+    assert len(res["tokens"]) == 3 and len(res["tokens"][0]) == 2 and len(res["tokens"][0][0]) == 2
+    assert len(res["attention"][2]) == 2 and len(res["attention"][2][1]) == 2
+    # z_{i,0} = 1 for all t (by symmetry u = e^t in x); P rows sum to 1
+    for k in range(3):
+        for i in range(2):
+            lo, hi = (to_fraction(x) for x in res["tokens"][k][i][0])
+            assert lo <= 1 <= hi and hi - lo < F(1, 10 ** 18)
+        lo = sum(to_fraction(res["attention"][k][0][j][0]) for j in range(2))
+        hi = sum(to_fraction(res["attention"][k][0][j][1]) for j in range(2))
+        assert lo <= 1 <= hi
+
+
+def test_simulate_x_variable(capsys):
+    code, out, _ = run(capsys, "simulate", str(EXAMPLES / "thm8_5_contracting.json"),
+                       "--t-final", "1/4", "--digits", "15", "--variable", "x")
+    assert code == 0
+    res = json.loads(out)
+    assert res["variable"] == "x" and res["times"] == ["0", "1/4"]
+
+
+def test_simulate_discrete(capsys):
+    code, out, _ = run(capsys, "simulate", str(EXAMPLES / "discrete_layers.json"),
+                       "--t-final", "1", "--times", "0,1/2,1", "--digits", "20")
+    assert code == 0
+    res = json.loads(out)
+    assert res["certified_until"] == "1" and res["method"]["time_mode"] == "discrete"
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--t-final", "-1"], "must be > 0"),
+    (["--t-final", "abc"], "'abc' is not a number"),
+    (["--t-final", "1", "--digits", "20", "--bits", "70"], "--digits and --bits are alternatives"),
+    (["--t-final", "1", "--times", "2"], "times: 2 is outside"),
+    (["--t-final", "1", "--variable", "y"], "'y' is not one of"),
+    (["--t-final", "1", "--digits", "2"], "too small"),
+    ([], "Missing option '--t-final'"),
+])
+def test_simulate_bad_usage_exit_2_nothing_written(capsys, tmp_path, args, expected):
+    out_file = tmp_path / "never.json"
+    code, out, err = run(capsys, "simulate", str(EXAMPLES / "remark_7_9.json"), *args,
+                         "--out", str(out_file))
+    assert code == 2 and out == "" and err.count("\n") == 1 and expected in err
+    assert not out_file.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_simulate_discrete_time_not_on_grid(capsys):
+    code, _, err = run(capsys, "simulate", str(EXAMPLES / "discrete_layers.json"),
+                       "--t-final", "1", "--times", "1/3")
+    assert code == 2 and "not a multiple of Δt" in err
