@@ -73,7 +73,8 @@ def _qr_basis(backend: Backend, M: np.ndarray, r: np.ndarray) -> np.ndarray:
     radii = np.array([float(backend.rad(x)) for x in r])
     order = np.argsort(-(np.linalg.norm(Mf, axis=0) * (radii + 1e-300)))
     Q, _ = np.linalg.qr(Mf[:, order])
-    return backend.from_floats(Q)
+    # mid_array: exact points (Arb's conversion of a dyadic may carry a tiny radius).
+    return backend.mid_array(backend.from_floats(Q))
 
 
 def _lohner_update(backend: Backend, S: LohnerSet, T: np.ndarray, M_lin: np.ndarray,
