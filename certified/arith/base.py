@@ -157,30 +157,26 @@ class Backend(abc.ABC):
         """Interval matrix product (object arrays, 2-D)."""
         return np.dot(a, b)
 
-    def exp_array(self, a: np.ndarray) -> np.ndarray:
-        out = np.empty(a.shape, dtype=object)
+    @staticmethod
+    def _map(fn, a: np.ndarray, dtype: type = object) -> np.ndarray:
+        """Apply a scalar function entrywise, keeping the shape."""
+        out = np.empty(a.shape, dtype=dtype)
         for idx, v in np.ndenumerate(a):
-            out[idx] = self.exp(v)
+            out[idx] = fn(v)
         return out
+
+    def exp_array(self, a: np.ndarray) -> np.ndarray:
+        return self._map(self.exp, a)
 
     def mid_array(self, a: np.ndarray) -> np.ndarray:
-        out = np.empty(a.shape, dtype=object)
-        for idx, v in np.ndenumerate(a):
-            out[idx] = self.mid_point(v)
-        return out
+        return self._map(self.mid_point, a)
 
     def float_array(self, a: np.ndarray) -> np.ndarray:
-        out = np.empty(a.shape, dtype=float)
-        for idx, v in np.ndenumerate(a):
-            out[idx] = self.to_float(v)
-        return out
+        return self._map(self.to_float, a, float)
 
     def from_floats(self, a: np.ndarray) -> np.ndarray:
         """Exact points equal to the given floats (every finite float is a dyadic)."""
-        out = np.empty(a.shape, dtype=object)
-        for idx, v in np.ndenumerate(a):
-            out[idx] = self.const(Fraction(float(v)))
-        return out
+        return self._map(lambda v: self.const(Fraction(float(v))), a)
 
     def max_rad(self, a: np.ndarray) -> Fraction:
         return max((self.rad(v) for v in a.flat), default=Fraction(0))
