@@ -242,11 +242,17 @@ class AttentionField:
             if k == 0:
                 E.append(bk.exp_array(Uk))
             else:
-                E.append(sum((U[m] * E[k - m] * m for m in range(1, k + 1)),
-                             bk.zeros((n, n))) / k)
+                # Σ_{m=1}^{k} m U_m E_{k−m} as one vectorized object-array operation
+                Us = np.stack([U[m] * m for m in range(1, k + 1)])
+                Es = np.stack([E[k - m] for m in range(1, k + 1)])
+                E.append((Us * Es).sum(axis=0) / k)
             Zs.append(E[k].sum(axis=1).reshape(n, 1))
-            Pk = (E[k] - sum((Zs[m] * P[k - m] for m in range(1, k + 1)),
-                             bk.zeros((n, n)))) / Zs[0]
+            if k == 0:
+                Pk = E[0] / Zs[0]
+            else:
+                Zst = np.stack([Zs[m] for m in range(1, k + 1)])
+                Pst = np.stack([P[k - m] for m in range(1, k + 1)])
+                Pk = (E[k] - (Zst * Pst).sum(axis=0)) / Zs[0]
             P.append(Pk)
             W = cauchy(P, Z, k)
             if self.variable == "z":

@@ -183,7 +183,7 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
             while pending and pending[0] == 0:
                 record(Fraction(0), S)
                 pending.pop(0)
-            rho = Fraction(1, 2)
+            rho, streak = Fraction(1, 2), 0
             rho_min = Fraction(1, 2 ** 30) * max(t_final, Fraction(1))
             while t < t_final:
                 if deadline is not None and _time.perf_counter() > deadline:
@@ -196,7 +196,7 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                                           tol * scale)
                         break
                     except StepRejected:
-                        rho = rho / 2
+                        rho, streak = rho / 2, 0
                         if rho < rho_min:
                             raise
                 h = res.h
@@ -210,7 +210,9 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                 if pending and t == pending[0]:
                     record(t, S)
                     pending.pop(0)
-                rho = min(rho * 2, Fraction(2))  # try a larger disk next time
+                streak += 1
+                if streak >= 4:  # try a larger disk after a run of successes
+                    rho, streak = min(rho * 2, Fraction(2)), 0
         except ValidationError:
             pass  # certified up to the last validated t; the caller may escalate
         finally:
