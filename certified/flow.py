@@ -92,6 +92,7 @@ class Trajectory:
     backend: Backend
     wall_seconds: float = 0.0
     attempts: list[str] = dc_field(default_factory=list)
+    stopped_by_predicate: bool = False
 
     def max_radius(self) -> Fraction:
         """Largest token radius at the last reported time."""
@@ -154,7 +155,8 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                     order: int, bk: Backend, variable: str, h_max: Fraction,
                     progress: bool, coordinates: str = "z",
                     initial_box: np.ndarray | None = None,
-                    deadline: float | None = None, target_bits: int | None = None
+                    deadline: float | None = None, target_bits: int | None = None,
+                    until: Callable[[Fraction, np.ndarray], bool] | None = None
                     ) -> Trajectory:
     target_bits = target_bits if target_bits is not None else bits - order // 2
     with bk.workprec(bits):
@@ -184,6 +186,7 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                 record(Fraction(0), S)
                 pending.pop(0)
             rho, streak = Fraction(1, 2), 0
+            stopped_by_predicate = False
             rho_min = Fraction(1, 2 ** 30) * max(t_final, Fraction(1))
             while t < t_final:
                 if deadline is not None and _time.perf_counter() > deadline:
@@ -210,6 +213,11 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                 if pending and t == pending[0]:
                     record(t, S)
                     pending.pop(0)
+                if until is not None and until(t, S.box(bk).reshape(n, d)):
+                    if not times or times[-1] != t:
+                        record(t, S)
+                    stopped_by_predicate = True
+                    break
                 streak += 1
                 if streak >= 4:  # try a larger disk after a run of successes
                     rho, streak = min(rho * 2, Fraction(2)), 0
@@ -219,8 +227,10 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
             if bar is not None:
                 bar.close()
         not_cert = [s for s in sorted(set(report)) if s > t or s not in times]
-        return Trajectory(inst, variable, times, tokens, attn, t, not_cert, steps, bits,
+        traj = Trajectory(inst, variable, times, tokens, attn, t, not_cert, steps, bits,
                           order, bk)
+        traj.stopped_by_predicate = stopped_by_predicate
+        return traj
 
 
 def _run_discrete(inst: Instance, t_final: Fraction, report: list[Fraction], bits: int,
@@ -285,7 +295,9 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
                        order: int | None = None, h_max: Fraction | None = None,
                        progress: bool = False, coordinates: str = "z",
                        initial_box: np.ndarray | None = None,
-                       max_seconds: float | None = None) -> Trajectory:
+                       max_seconds: float | None = None,
+                       until: Callable[[Fraction, np.ndarray], bool] | None = None
+                       ) -> Trajectory:
     """Certified enclosures of the trajectory of ``instance`` on [0, t_final].
 
     Parameters
@@ -315,6 +327,11 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
         Start from this box of states (backend intervals) instead of the exact X0.
     max_seconds : float, optional
         Wall-clock budget; the result is certified up to where it stopped.
+    until : callable (t, box) -> bool, optional
+        Continuous time: stop after the first validated step at whose end the predicate
+        holds on the enclosure box (shape (n, d), integration variable); that time is
+        recorded and ``stopped_by_predicate`` is set. The predicate must decide from the
+        box alone (e.g. with interval comparisons that are proved).
 
     Returns
     -------
@@ -361,11 +378,11 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
         else:
             traj = _run_continuous(instance, tf, report, b, K, bk, variable, hm, progress,
                                    coordinates, initial_box, deadline,
-                                   target + (b - start_bits))
+                                   target + (b - start_bits), until)
         attempts.append(f"{b} bits: certified until {traj.certified_until}")
         if best is None or traj.certified_until > best.certified_until:
             best = traj
-        if traj.certified_until >= tf or b * 2 > cap or \
+        if traj.certified_until >= tf or traj.stopped_by_predicate or b * 2 > cap or \
                 (deadline is not None and _time.perf_counter() > deadline):
             break
         b *= 2

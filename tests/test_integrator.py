@@ -230,3 +230,38 @@ def test_random_small_instances_contain_high_precision_solution(data):
     assert tr.certified_until == F(1, 4)
     for ball, value in zip(tr.tokens[0].flat, approx.tokens[0].flat):
         assert contains(bk, ball, value) and width(bk, ball) < 1e-15
+
+
+def test_until_predicate_stops_at_first_validated_time():
+    # stop as soon as token 0's second coordinate is proved below 0.45 (it decreases from 1/2)
+    inst = Instance.create(V=I2, Q=I2, K=I2, X0=[[1, "1/2"], [1, "-1/2"]])
+
+    def below(t, box):
+        lo, hi = tr_backend.bounds(box[0, 1])
+        return hi < F(45, 100)
+
+    from certified.arith import get_backend
+    tr_backend = get_backend("flint")
+    tr = enclose_trajectory(inst, 2, digits=20, until=below)
+    assert tr.stopped_by_predicate and 0 < tr.certified_until < 2
+    assert tr.times[-1] == tr.certified_until
+    lo, hi = tr.backend.bounds(tr.tokens[-1][0, 1])
+    assert hi < F(45, 100)
+    # the step before did not satisfy it: the stop is the first validated time
+    prev = tr.steps[-2].output_set.box(tr.backend)
+    with tr.backend.workprec(tr.bits):
+        assert tr.backend.bounds(prev[1])[1] >= F(45, 100)
+
+
+def test_float_path_handles_albert_scale():
+    from certified.approx import approx_trajectory_float
+
+    rng = np.random.default_rng(3)
+    n, d = 256, 128
+    V = rng.standard_normal((d, d)) / np.sqrt(d)
+    Q, K = rng.standard_normal((d, d)) * 3, rng.standard_normal((d, d)) * 3  # huge scores
+    res = approx_trajectory_float(V, Q, K, rng.uniform(-1, 1, (n, d)), 0.05, h=0.01)
+    assert res.tokens[-1].shape == (n, d) and np.isfinite(res.tokens[-1]).all()
+    P = res.attention[-1]
+    assert np.isfinite(P).all() and np.allclose(P.sum(axis=1), 1)
+    assert "approximate" in res.method
