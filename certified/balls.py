@@ -27,18 +27,33 @@ def arb_of(q: Fraction) -> arb:
     return arb(fmpq(q.numerator, q.denominator))
 
 
-def _dyadic(x: arb) -> Fraction:
+#: Exponent range (bits) of endpoints converted to exact rationals. Beyond it a number
+#: is either absurdly large (refused) or so small that it is rounded outward to
+#: ±2^-EXP_LIMIT / 0, which keeps every enclosure valid and every Fraction small.
+EXP_LIMIT = 1 << 16
+
+
+def _dyadic(x: arb, up: bool) -> Fraction:
+    """The exact value of an exact arb, rounded outward (up if ``up``) when tiny."""
     man, exp = x.man_exp()
     man, exp = int(man), int(exp)
+    if exp + man.bit_length() > EXP_LIMIT:
+        raise UndecidedError(f"a number of about 2^{exp + man.bit_length()} is too large "
+                             f"to convert exactly")
+    if exp + man.bit_length() < -EXP_LIMIT:  # |x| < 2^-EXP_LIMIT: round outward
+        tiny = Fraction(1, 2 ** EXP_LIMIT)
+        if man > 0:
+            return tiny if up else Fraction(0)
+        return Fraction(0) if up else -tiny
     return Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
 
 
 def arb_bounds(x: arb) -> tuple[Fraction, Fraction]:
-    """Exact rational endpoints ``(m - r, m + r)`` of a finite ball."""
+    """Rational endpoints ``lo <= m - r`` and ``hi >= m + r`` of a finite ball (exact
+    unless an endpoint is below 2^-EXP_LIMIT in magnitude, then rounded outward)."""
     if not x.is_finite():
         raise UndecidedError(f"ball {x} is not finite")
-    m, r = _dyadic(x.mid()), _dyadic(x.rad())
-    return m - r, m + r
+    return _dyadic(x.lower(), up=False), _dyadic(x.upper(), up=True)
 
 
 def arb_to_json(x: arb, digits: int = 30) -> list[str]:

@@ -23,7 +23,7 @@ import numpy as np
 
 from .arith import get_backend
 from .arith.base import Backend
-from .errors import InputError, ValidationError
+from .errors import InputError, UndecidedError, ValidationError
 from .field import AttentionField
 from .instance import Discrete, Instance
 from .sets import LohnerSet
@@ -221,7 +221,7 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                 streak += 1
                 if streak >= 4:  # try a larger disk after a run of successes
                     rho, streak = min(rho * 2, Fraction(2)), 0
-        except ValidationError:
+        except (ValidationError, UndecidedError):
             pass  # certified up to the last validated t; the caller may escalate
         finally:
             if bar is not None:
@@ -278,8 +278,8 @@ def _run_discrete(inst: Instance, t_final: Fraction, report: list[Fraction], bit
                     record(layer + 1, S)
                 if bar is not None:
                     bar.update(1)
-        except ValidationError:
-            pass
+        except (ValidationError, UndecidedError):
+            pass  # certified up to the last validated layer
         finally:
             if bar is not None:
                 bar.close()

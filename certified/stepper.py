@@ -229,6 +229,8 @@ def taylor_step(field: AttentionField, S: LohnerSet, t0: Fraction, h_max: Fracti
             apriori[i] = tube[i]
         M_lin = variational_bound(field, tube.reshape(n, d), bk.interval(t0, t0 + h), h)
     new = _lohner_update(bk, S, T, M_lin, remainder)
+    if not all(bk.is_finite(v) for v in new.r):  # e.g. a denominator enclosure met 0
+        raise StepRejected("non-finite enclosure", t=t0, h=h, box=Y)
     return StepResult(t0, h, order, S, new, apriori, remainder)
 
 
@@ -247,4 +249,6 @@ def map_step(field: AttentionField, S: LohnerSet, layer: int, dt: Fraction) -> S
     DG = field.euler_map_jacobian(Y, dt)
     new = _lohner_update(bk, S, T, DG, bk.zeros((N,)))
     t0 = dt * layer
+    if not all(bk.is_finite(v) for v in new.r):
+        raise ValidationError("non-finite enclosure", t=t0, h=dt, box=Y)
     return StepResult(t0, dt, 1, S, new, Y.reshape(N), bk.zeros((N,)))

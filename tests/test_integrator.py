@@ -265,3 +265,17 @@ def test_float_path_handles_albert_scale():
     P = res.attention[-1]
     assert np.isfinite(P).all() and np.allclose(P.sum(axis=1), 1)
     assert "approximate" in res.method
+
+
+def test_unvalidatable_run_reports_where_it_stopped():
+    # Scores of size 10^12 make the a-priori enclosure fail for every admissible disk:
+    # nothing past t = 0 may be reported as certified.
+    big = [[10 ** 6, 0], [0, 10 ** 6]]
+    inst = Instance.create(V=I2, Q=big, K=big, X0=[[1, "1/2"], ["-1/3", 1]])
+    tr = enclose_trajectory(inst, 1, times=[0, "1/2", 1], digits=20, max_bits=300,
+                            max_seconds=30)
+    assert tr.certified_until < F(1, 2)
+    assert tr.times == [0] and tr.not_certified == [F(1, 2), F(1)]
+    assert len(tr.tokens) == 1 and len(tr.attempts) >= 2  # the driver escalated precision
+    out = tr.to_json(20)
+    assert out["times"] == ["0"] and out["not_certified_times"] == ["1/2", "1"]

@@ -57,9 +57,9 @@ class FlintBackend(Backend):
         return float(x.mid())
 
     def rad(self, x: arb) -> Fraction:
-        man, exp = x.rad().man_exp()
-        man, exp = int(man), int(exp)
-        return Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+        from ..balls import _dyadic
+
+        return _dyadic(x.rad(), up=True)
 
     def complex_box(self, re: arb, im: arb) -> acb:
         return acb(re, im)

@@ -17,7 +17,16 @@ from ..errors import UndecidedError
 from .base import Backend
 
 
-def _rat(raw: tuple) -> Fraction:
+def _rat(raw: tuple, up: bool) -> Fraction:
+    """Exact value of a raw mpf endpoint; outward-rounded when beyond 2^±EXP_LIMIT."""
+    from ..balls import EXP_LIMIT
+
+    sign, man, exp, bc = raw
+    if man and exp + bc > EXP_LIMIT:
+        raise UndecidedError(f"a number of about 2^{exp + bc} is too large to convert")
+    if man and exp + bc < -EXP_LIMIT:
+        tiny = Fraction(1, 2 ** EXP_LIMIT)
+        return (Fraction(0) if up else -tiny) if sign else (tiny if up else Fraction(0))
     p, q = to_rational(raw)
     return Fraction(int(p), int(q))
 
@@ -56,7 +65,7 @@ class MpmathBackend(Backend):
     def bounds(self, x: Any) -> tuple[Fraction, Fraction]:
         a, b = x._mpi_
         try:
-            return _rat(a), _rat(b)
+            return _rat(a, up=False), _rat(b, up=True)
         except (ValueError, OverflowError):
             raise UndecidedError(f"interval {x} is not finite") from None
 
