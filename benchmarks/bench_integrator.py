@@ -70,14 +70,15 @@ def main() -> None:
     args = ap.parse_args()
     print("V = I, Q = K = I, tokens uniform in [-1,1]^d (seed 0), T = 3")
     print(f"{'(n,d)':>8} {'digits':>6} {'certified until':>16} {'wall s':>8} {'steps':>6} "
-          f"{'max radius':>11}")
+          f"{'max radius at certified_until':>30}")
     configs = [(2, 2)] if args.quick else [(2, 2), (8, 3), (32, 4)]
     for n, d in configs:
         for digits in (30, 100):
             tr, wall = run(instance(n, d), 3, digits, budget=args.budget)
-            rad = float(tr.max_radius()) if tr.tokens else float("nan")
+            box = tr.final_box()
+            rad = float(tr.backend.max_rad(box)) if box is not None else float("nan")
             print(f"{str((n, d)):>8} {digits:>6} {float(tr.certified_until):>16.4f} "
-                  f"{wall:>8.1f} {len(tr.steps):>6} {rad:>11.2e}", flush=True)
+                  f"{wall:>8.1f} {len(tr.steps):>6} {rad:>30.2e}", flush=True)
 
     inst = instance(2, 2)
     T = Fraction(1, 4)

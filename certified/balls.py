@@ -53,7 +53,9 @@ def arb_bounds(x: arb) -> tuple[Fraction, Fraction]:
     unless an endpoint is below 2^-EXP_LIMIT in magnitude, then rounded outward)."""
     if not x.is_finite():
         raise UndecidedError(f"ball {x} is not finite")
-    return _dyadic(x.lower(), up=False), _dyadic(x.upper(), up=True)
+    # mid() and rad() are exact (lower()/upper() would round at the context precision).
+    r = _dyadic(x.rad(), up=True)
+    return _dyadic(x.mid(), up=False) - r, _dyadic(x.mid(), up=True) + r
 
 
 def arb_to_json(x: arb, digits: int = 30) -> list[str]:

@@ -98,6 +98,14 @@ class Trajectory:
         """Largest token radius at the last reported time."""
         return self.backend.max_rad(self.tokens[-1]) if self.tokens else Fraction(0)
 
+    def final_box(self) -> np.ndarray | None:
+        """Box of the state at ``certified_until`` (integration variable), shape (n, d)."""
+        if not self.steps:
+            return None
+        with self.backend.workprec(self.bits):
+            return self.steps[-1].output_set.box(self.backend).reshape(
+                self.instance.n, self.instance.d)
+
     def to_json(self, digits: int) -> dict:
         """The spec's ``simulate`` JSON (enclosures as outward-rounded decimal pairs)."""
         from .numbers import bounds_to_json, fraction_to_str
