@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Iterator
 
 import numpy as np
 from flint import acb, acb_mat, arb, arb_mat, ctx, fmpq
