@@ -292,10 +292,12 @@ class AttentionField:
         return Z, dZ
 
     # -- values ------------------------------------------------------------------------
-    def attention(self, Z: np.ndarray, t: object) -> np.ndarray:
+    def attention(self, Z: np.ndarray, t: object,
+                  leaders: Sequence[int] | None = None) -> np.ndarray:
         """Enclosure of P (n×n) for every state in Z at every time in t."""
         bk = self.backend
-        leaders = self.leaders(Z, t)
+        if leaders is None:
+            leaders = self.leaders(Z, t)
         Bm, scale = self._score_form(t)
         G = bk.matmul(Z, Bm)
         U = bk.zeros((self.n, self.n))
@@ -333,7 +335,8 @@ class AttentionField:
             out[i] = bk.matmul(drift.reshape(1, -1), self.VT)[0]
         return out
 
-    def jacobian(self, Z: np.ndarray, t: object) -> np.ndarray:
+    def jacobian(self, Z: np.ndarray, t: object,
+                 leaders: Sequence[int] | None = None) -> np.ndarray:
         """Enclosure of the Jacobian of the vector field over the box Z, shape (N, N).
 
         With s_ij = z_iᵀ B z_j and z̄_i = Σ_j P_ij z_j, the block (i, m) is
@@ -344,7 +347,7 @@ class AttentionField:
         n, d = self.n, self.d
         Bt = self.B_jets(t, 0)[0]
         BtT = Bt.T.copy()
-        P = self.attention(Z, t)
+        P = self.attention(Z, t, leaders)
         zbar = bk.matmul(P, Z)
         eye = bk.identity(d)
         J = bk.zeros((n * d, n * d))
