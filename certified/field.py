@@ -73,6 +73,9 @@ class AttentionField:
         self._scalar_V = v0 if all(instance.V[i][j] == (v0 if i == j else 0)
                                    for i in range(d) for j in range(d)) else None
         self._bjet_cache: dict = {}
+        #: Evaluate the softmax entrywise as 1/Σ_k e^{s_ik − s_ij} in `velocity` (n³ work,
+        #: much tighter on wide and complex boxes); see proofs_notes/integrator.md.
+        self.tight_softmax = self.n <= 16
 
     # -- the time-dependent bilinear form ----------------------------------------------
     def B_jets(self, t: object, order: int) -> list[np.ndarray]:
@@ -322,6 +325,7 @@ class AttentionField:
         Bm, scale = self._score_form(t)
         G = bk.matmul(Z, Bm)
         out = np.empty(Z.shape, dtype=object)
+        one = bk.const(Fraction(1))
         for i, c in enumerate(leaders):
             Di = Z - Z[i]  # rows z_j − z_i (exactly 0 for j = i)
             U = bk.matmul(G[i:i + 1], (Z - Z[c]).T.copy())[0]
@@ -329,6 +333,17 @@ class AttentionField:
                 U = U * scale
             E = bk.exp_array(U)
             P = E / E.sum()
+            if self.tight_softmax:
+                # For columns whose score is near the row maximum, P_ij = 1/Σ_k e^{s_ik − s_ij}
+                # (one reciprocal, no shared numerator/denominator): much tighter on wide
+                # or complex boxes. Far columns keep E_ij/Z (a tiny numerator is tight).
+                for j in range(self.n):
+                    if j == c or bk.to_float(bk.re_im(U[j])[0]) > -4:
+                        W = bk.matmul(G[i:i + 1], (Z - Z[j]).T.copy())[0]
+                        if scale is not None:
+                            W = W * scale
+                        W[j] = bk.const(Fraction(0))
+                        P[j] = one / bk.exp_array(W).sum()
             drift = bk.matmul(P.reshape(1, -1), Di)[0]
             if self.variable == "x":
                 drift = drift + Z[i]
