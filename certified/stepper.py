@@ -25,6 +25,10 @@ from .sets import LohnerSet
 
 __all__ = ["StepRejected", "StepResult", "cauchy_apriori", "taylor_step", "map_step"]
 
+#: Largest accepted interval width (row sums of radii) of the one-step Jacobian
+#: enclosure: the set may grow by at most about this factor per step from wrapping.
+WRAP_TOL = Fraction(1, 128)
+
 
 class StepRejected(ValidationError):
     """The a-priori enclosure could not be validated for this step size."""
@@ -198,26 +202,27 @@ def taylor_step(field: AttentionField, S: LohnerSet, t0: Fraction, h_max: Fracti
     while q > Fraction(1, 2 ** 30) and m_max * q ** (order + 1) / (1 - q) > tol:
         q /= 2
     h = min(h_max, rho * q)
-    qh = h / rho
-    factor = qh ** (order + 1) / (1 - qh)
-    remainder = np.empty(N, dtype=object)
-    for i, m in enumerate(M):
-        remainder[i] = bk.interval(-m * factor, m * factor)
-    apriori = np.empty(N, dtype=object)
-    for i, v in enumerate(C.flat):
-        apriori[i] = bk.re_im(v)[0]
-
-    # Point expansion at the centre (Taylor polynomial + Cauchy remainder), and the
-    # mean-value form with an enclosure of the flow's Jacobian over the box (Lemma I7).
-    hb = bk.const(h)
     c = S.c.reshape(n, d)
     jP = field.jets(c, t0, order, leaders)
-    T = _poly(bk, jP, hb).reshape(N)
-    if jacobian == "taylor":
-        _, dY = field.jets_with_tangents(Y, t0, order, leaders)
-        dpoly = _poly(bk, dY, hb, start=1)  # (N, n, d): Σ_{j≥1} h^j ∂Z_j/∂y_q
-        M_lin = bk.identity(N) + dpoly.reshape(N, N).T.copy()
-    else:
+    while True:
+        qh = h / rho
+        factor = qh ** (order + 1) / (1 - qh)
+        remainder = np.empty(N, dtype=object)
+        for i, m in enumerate(M):
+            remainder[i] = bk.interval(-m * factor, m * factor)
+        apriori = np.empty(N, dtype=object)
+        for i, v in enumerate(C.flat):
+            apriori[i] = bk.re_im(v)[0]
+
+        # Point expansion at the centre (Taylor polynomial + Cauchy remainder), and the
+        # mean-value form with an enclosure of the flow's Jacobian over the box (Lemma I7).
+        hb = bk.const(h)
+        T = _poly(bk, jP, hb).reshape(N)
+        if jacobian == "taylor":
+            _, dY = field.jets_with_tangents(Y, t0, order, leaders)
+            dpoly = _poly(bk, dY, hb, start=1)  # (N, n, d): Σ_{j≥1} h^j ∂Z_j/∂y_q
+            M_lin = bk.identity(N) + dpoly.reshape(N, N).T.copy()
+            break
         # A tight real tube for τ ∈ [0, h]: y(τ) = y0 + τ f(y0) + Σ_{k≥2} c_k τ^k with
         # |c_k| ≤ M/ρ^k (Cauchy), so y(τ) ∈ Y + [0, h]·F(Y) + M q²/(1 − q)·[−1, 1].
         F0 = field.velocity(Y, t0, leaders).reshape(N)
@@ -228,6 +233,12 @@ def taylor_step(field: AttentionField, S: LohnerSet, t0: Fraction, h_max: Fracti
                 bk.interval(-M[i] * tail2, M[i] * tail2)
             apriori[i] = tube[i]
         M_lin = variational_bound(field, tube.reshape(n, d), bk.interval(t0, t0 + h), h)
+        # The variational S is exact only to O(h²): its width multiplies the set at
+        # every step. Shorten the step until that extra wrapping is below WRAP_TOL.
+        wrap = max(sum(bk.rad(v) for v in row) for row in M_lin)
+        if wrap <= WRAP_TOL or h <= h_max / 2 ** 20:
+            break
+        h = h / 2
     new = _lohner_update(bk, S, T, M_lin, remainder)
     if not all(bk.is_finite(v) for v in new.r):  # e.g. a denominator enclosure met 0
         raise StepRejected("non-finite enclosure", t=t0, h=h, box=Y)
