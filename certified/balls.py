@@ -17,6 +17,7 @@ from fractions import Fraction
 from flint import acb, arb, fmpq
 
 from .errors import UndecidedError
+from .logic import Truth
 from .numbers import bounds_to_json
 
 __all__ = ["arb_of", "arb_bounds", "arb_to_json", "acb_to_json", "sign"]
@@ -69,11 +70,12 @@ def acb_to_json(z: acb, digits: int = 30) -> dict[str, list[str]]:
     return {"re": arb_to_json(z.real, digits), "im": arb_to_json(z.imag, digits)}
 
 
-def sign(x: arb) -> int | None:
-    """The sign of every point of the ball (+1, -1, 0 for the exact zero), or None.
+def sign(x: arb) -> "int | Truth":
+    """The sign of every point of the ball: +1, -1, 0 (the exact zero), or
+    ``Truth.UNDECIDED`` when the ball contains 0 and other points.
 
-    ``None`` means the ball contains 0 and other points: the sign is undecided at
-    this precision.
+    ``Truth.UNDECIDED`` is never falsy: ``bool()`` of it raises, so an undecided sign
+    cannot silently read as "not positive". Test it with ``is Truth.UNDECIDED``.
     """
     if x.is_zero():
         return 0
@@ -81,4 +83,4 @@ def sign(x: arb) -> int | None:
         return 1
     if x < 0:
         return -1
-    return None
+    return Truth.UNDECIDED

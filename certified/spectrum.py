@@ -30,6 +30,7 @@ from flint import acb, arb, arb_mat, arb_poly, ctx, fmpq, fmpq_mat, fmpq_poly, f
 
 from .balls import acb_to_json, arb_of, arb_to_json, sign
 from .errors import UndecidedError
+from .logic import Truth
 from .exact import Matrix, fmpq_to_fraction, primitive_integer_poly, to_fmpq_mat
 from .numbers import fraction_to_str
 
@@ -127,7 +128,10 @@ class Dominant:
         ev = self.unique
         if ev is None or not ev.is_real:
             return None
-        return ev if sign(ev.ball.real) == 1 else None
+        sg = sign(ev.ball.real)
+        if sg is Truth.UNDECIDED:  # cannot happen for an isolated nonzero real root
+            raise UndecidedError("sign of the dominant eigenvalue not decided")
+        return ev if sg == 1 else None
 
 
 @dataclass(frozen=True)
@@ -301,6 +305,8 @@ class Spectrum:
                 return True
         if a.is_real and b.is_real:
             sa, sb = sign(a.ball.real), sign(b.ball.real)
+            if sa is Truth.UNDECIDED or sb is Truth.UNDECIDED:
+                return None  # refine
             if sa == sb:  # distinct real numbers of one sign have distinct moduli
                 return False
             # |a| = |b| with opposite signs means a = -b; both are roots of an
@@ -480,7 +486,8 @@ class Spectrum:
                 n_val = _arb_poly(n_poly)(lam)
                 sg = 0 if s_poly.is_zero() else sign(s_val)
                 fs = sign(first)
-                if sg is not None and fs is not None and sign(n_val) == 1:
+                if sg is not Truth.UNDECIDED and fs is not Truth.UNDECIDED and \
+                        sign(n_val) == 1:
                     nrm = n_val.sqrt()
                     phi = [fs * v / nrm for v in vals]
                     form = arb(0) if sg == 0 else s_val / n_val
@@ -543,7 +550,7 @@ class Spectrum:
                         num = (phi.transpose() * Bm * phi)[0, 0]
                         den = (phi.transpose() * phi)[0, 0]
                         sg = sign(num)
-                        if sg is None or sg == 0:
+                        if sg is Truth.UNDECIDED or sg == 0:
                             break  # a zero-containing form needs more precision
                         nrm = den.sqrt()
                         return LeadingEigenvector([sol[i, 0] / nrm for i in range(d)], None,

@@ -182,7 +182,8 @@ def taylor_step(field: AttentionField, S: LohnerSet, t0: Fraction, h_max: Fracti
 
     The step h ≤ h_max is the largest dyadic (or h_max itself) for which the Cauchy
     remainder bound on the disk of radius ``rho`` is below ``tol`` (the rigorous
-    remainder drives the step size).
+    remainder drives the step size), halved further while the variational Jacobian
+    enclosure is wider than ``WRAP_TOL`` (wrapping control, Lemma I8).
 
     Raises
     ------

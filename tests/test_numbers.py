@@ -99,3 +99,22 @@ def test_exact_output_format():
     assert fraction_to_str(Fraction(5)) == "5"
     big = Fraction(10 ** 6000 + 1, 3)  # beyond int.__str__'s default 4300-digit limit
     assert fraction_to_str(big).endswith("/3")
+
+
+def test_undecided_sign_is_never_falsy():
+    from flint import arb
+
+    from certified.balls import sign
+    from certified.errors import UndecidedError
+    from certified.logic import Truth
+
+    assert sign(arb(2)) == 1 and sign(arb(-1)) == -1 and sign(arb(0)) == 0
+    s = sign(arb(0, 1))  # the ball [-1, 1]
+    assert s is Truth.UNDECIDED
+    with pytest.raises(UndecidedError):
+        bool(s)
+    with pytest.raises(UndecidedError):
+        bool(Truth.UNDECIDED)
+    assert (Truth.TRUE & Truth.UNDECIDED) is Truth.UNDECIDED
+    assert (Truth.FALSE & Truth.UNDECIDED) is Truth.FALSE
+    assert ~Truth.UNDECIDED is Truth.UNDECIDED and bool(~Truth.FALSE)
