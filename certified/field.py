@@ -30,7 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from .arith.base import Backend
-from .exact import Matrix, to_fmpq_mat
+from .exact import Matrix, from_fmpq_mat, to_fmpq_mat
 from .instance import Instance
 
 __all__ = ["AttentionField"]
@@ -295,22 +295,31 @@ class AttentionField:
         return Z, dZ
 
     # -- values ------------------------------------------------------------------------
-    def attention(self, Z: np.ndarray, t: object,
-                  leaders: Sequence[int] | None = None) -> np.ndarray:
-        """Enclosure of P (n×n) for every state in Z at every time in t."""
+    def _shifted_scores(self, Z: np.ndarray, Bm: np.ndarray, scale: object,
+                        leaders: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(U, G): U_ij = (z_iᵀ Bm (z_j − z_{l_i}))·scale by direct differences (I1),
+        and G = Z·Bm (rows z_iᵀBm), shapes (n, n) and (n, d)."""
         bk = self.backend
-        if leaders is None:
-            leaders = self.leaders(Z, t)
-        Bm, scale = self._score_form(t)
         G = bk.matmul(Z, Bm)
         U = bk.zeros((self.n, self.n))
         for i, c in enumerate(leaders):
             U[i] = bk.matmul(G[i:i + 1], (Z - Z[c]).T.copy())[0]
         if scale is not None:
             U = U * scale
-        E = bk.exp_array(U)
-        Zs = E.sum(axis=1).reshape(self.n, 1)
-        return E / Zs
+        return U, G
+
+    def _softmax(self, U: np.ndarray) -> np.ndarray:
+        """Row softmax of shifted scores U (the shift cancels, Lemma I1)."""
+        E = self.backend.exp_array(U)
+        return E / E.sum(axis=1).reshape(self.n, 1)
+
+    def attention(self, Z: np.ndarray, t: object,
+                  leaders: Sequence[int] | None = None) -> np.ndarray:
+        """Enclosure of P (n×n) for every state in Z at every time in t."""
+        if leaders is None:
+            leaders = self.leaders(Z, t)
+        Bm, scale = self._score_form(t)
+        return self._softmax(self._shifted_scores(Z, Bm, scale, leaders)[0])
 
     def velocity(self, Z: np.ndarray, t: object, leaders: Sequence[int] | None = None
                  ) -> np.ndarray:
@@ -323,16 +332,13 @@ class AttentionField:
         if leaders is None:
             leaders = self.leaders(Z, t)
         Bm, scale = self._score_form(t)
-        G = bk.matmul(Z, Bm)
+        Uall, G = self._shifted_scores(Z, Bm, scale, leaders)
+        Pall = self._softmax(Uall)
         out = np.empty(Z.shape, dtype=object)
         one = bk.const(Fraction(1))
         for i, c in enumerate(leaders):
             Di = Z - Z[i]  # rows z_j − z_i (exactly 0 for j = i)
-            U = bk.matmul(G[i:i + 1], (Z - Z[c]).T.copy())[0]
-            if scale is not None:
-                U = U * scale
-            E = bk.exp_array(U)
-            P = E / E.sum()
+            U, P = Uall[i], Pall[i].copy()
             if self.tight_softmax:
                 # For columns whose score is near the row maximum, P_ij = 1/Σ_k e^{s_ik − s_ij}
                 # (one reciprocal, no shared numerator/denominator): much tighter on wide
@@ -404,21 +410,10 @@ class AttentionField:
              for i in range(d)]
         Rq = to_fmpq_mat([[Fraction(x) for x in row] for row in R])
         Rk = Rq ** layer
-        Bk = Rk.transpose() * to_fmpq_mat(self.instance.B) * Rk
-        RinvV = Rq.inv() * to_fmpq_mat(self.instance.V)
-
-        def arr(m):
-            return bk.array([[Fraction(int(m[i, j].p), int(m[i, j].q)) for j in range(d)]
-                             for i in range(d)])
-
-        Bkk, M = arr(Bk), arr(RinvV)
+        Bkk = bk.array(from_fmpq_mat(Rk.transpose() * to_fmpq_mat(self.instance.B) * Rk))
+        M = bk.array(from_fmpq_mat(Rq.inv() * to_fmpq_mat(self.instance.V)))
         leaders = self.leaders_from(Zk, Bkk)
-        G = bk.matmul(Zk, Bkk)
-        U = bk.zeros((self.n, self.n))
-        for i, c in enumerate(leaders):
-            U[i] = bk.matmul(G[i:i + 1], (Zk - Zk[c]).T.copy())[0]
-        E = bk.exp_array(U)
-        P = E / E.sum(axis=1).reshape(self.n, 1)
+        P = self._softmax(self._shifted_scores(Zk, Bkk, None, leaders)[0])
         drift = bk.matmul(P, Zk) - Zk
         return Zk + bk.matmul(drift, M.T.copy()) * bk.const(dt)
 

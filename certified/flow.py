@@ -243,7 +243,7 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
 
 def _run_discrete(inst: Instance, t_final: Fraction, report: list[Fraction], bits: int,
                   bk: Backend, variable: str, progress: bool) -> Trajectory:
-    from .exact import to_fmpq_mat
+    from .exact import from_fmpq_mat, to_fmpq_mat
 
     dt = inst.time.dt  # type: ignore[union-attr]
     n, d = inst.n, inst.d
@@ -266,9 +266,7 @@ def _run_discrete(inst: Instance, t_final: Fraction, report: list[Fraction], bit
             if variable == "x":
                 tokens.append(X)
             else:  # z^[k] = R^{-k} x^[k], applied to the set (exact rational matrix)
-                Rk = Rinv ** layer
-                M = bk.array([[Fraction(int(Rk[i, j].p), int(Rk[i, j].q)) for j in range(d)]
-                              for i in range(d)])
+                M = bk.array(from_fmpq_mat(Rinv ** layer))
                 tokens.append(Sset.linear_image(np.kron(bk.identity(n), M), bk).reshape(n, d))
             attn.append(field.attention(X, Fraction(0)))
 

@@ -205,15 +205,17 @@ def taylor_step(field: AttentionField, S: LohnerSet, t0: Fraction, h_max: Fracti
     h = min(h_max, rho * q)
     c = S.c.reshape(n, d)
     jP = field.jets(c, t0, order, leaders)
+    # Neither depends on h: compute once, outside the wrapping-control loop.
+    F0 = field.velocity(Y, t0, leaders).reshape(N) if jacobian != "taylor" else None
+    apriori = np.empty(N, dtype=object)  # Re C encloses the real solution on [0, ρ]
+    for i, v in enumerate(C.flat):
+        apriori[i] = bk.re_im(v)[0]
     while True:
         qh = h / rho
         factor = qh ** (order + 1) / (1 - qh)
         remainder = np.empty(N, dtype=object)
         for i, m in enumerate(M):
             remainder[i] = bk.interval(-m * factor, m * factor)
-        apriori = np.empty(N, dtype=object)
-        for i, v in enumerate(C.flat):
-            apriori[i] = bk.re_im(v)[0]
 
         # Point expansion at the centre (Taylor polynomial + Cauchy remainder), and the
         # mean-value form with an enclosure of the flow's Jacobian over the box (Lemma I7).
@@ -226,7 +228,6 @@ def taylor_step(field: AttentionField, S: LohnerSet, t0: Fraction, h_max: Fracti
             break
         # A tight real tube for τ ∈ [0, h]: y(τ) = y0 + τ f(y0) + Σ_{k≥2} c_k τ^k with
         # |c_k| ≤ M/ρ^k (Cauchy), so y(τ) ∈ Y + [0, h]·F(Y) + M q²/(1 − q)·[−1, 1].
-        F0 = field.velocity(Y, t0, leaders).reshape(N)
         tail2 = qh * qh / (1 - qh)
         tube = np.empty(N, dtype=object)
         for i in range(N):
