@@ -137,6 +137,73 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
     click.echo(text)
 
 
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--theorem", type=click.Choice(["2.1", "3.1", "4.2", "5.2", "8.5", "auto"]),
+              default="auto", show_default=True,
+              help="Whose conclusion to judge (auto: the first whose hypotheses hold).")
+@click.option("--digits", type=int, default=30, show_default=True,
+              help="Working precision of the integration (decimal digits).")
+@click.option("--t-max", "t_max", default="8", show_default=True,
+              help="Latest time at which a tail lemma is tried.")
+@click.option("--max-seconds", "max_seconds", type=float, default=120.0, show_default=True,
+              help="Wall-clock budget of the integration.")
+@click.option("--backend", type=click.Choice(["flint", "mpmath"]), default="flint",
+              show_default=True)
+@click.option("--out", default=None, help="Also write the certificate to this file.")
+@click.option("--plot", default=None,
+              help="Draw trajectories with the certified limits, and P(T) next to P*.")
+def verify(file: str, theorem: str, digits: int, t_max: str, max_seconds: float,
+           backend: str, out: str | None, plot: str | None) -> None:
+    """Certify or refute a theorem's limit statement on the instance in FILE.
+
+    Prints the certificate (JSON). The verdict is "certified", "refuted" or "undecided"
+    and does not depend on whether the theorem's hypotheses hold. Exit status 0 whatever
+    the verdict.
+    """
+    import sys
+
+    from .certificate import to_certificate
+    from .certify import certify
+    from .instance import Instance
+
+    if digits < 5:
+        raise click.BadParameter("must be >= 5", param_hint="--digits")
+    if max_seconds <= 0:
+        raise click.BadParameter("must be > 0", param_hint="--max-seconds")
+    tm = _number(t_max, "--t-max")
+    if tm <= 0:
+        raise click.BadParameter("must be > 0", param_hint="--t-max")
+    inst = Instance.load(file)
+    v = certify(inst, theorem, digits=digits, t_max=tm, max_seconds=max_seconds,
+                backend=backend, progress=sys.stderr.isatty())
+    cert = to_certificate(v)
+    text = json.dumps(cert, indent=1, ensure_ascii=False)
+    if out is not None:
+        _write_atomic(out, text + "\n")
+    if plot is not None and v.trajectory is not None:
+        from .flow import trajectory_midpoints
+        from .plots import plot_verification
+
+        ts, toks, _ = trajectory_midpoints(v.trajectory)
+        bk = v.trajectory.backend
+        with bk.workprec(v.trajectory.bits):
+            from .field import AttentionField
+
+            field = AttentionField(inst, bk, "z")
+            Zl = v.trajectory.steps[-1].output_set.box(bk).reshape(inst.n, inst.d) \
+                if v.trajectory.steps else bk.array(inst.X0)
+            P_T = bk.float_array(field.attention(Zl, v.trajectory.certified_until))
+        centers = None
+        P_star = None
+        if v.tail is not None and hasattr(v.tail, "centers"):
+            centers = [[(float(lo), float(hi)) for lo, hi in b] for b in v.tail.centers]
+            P_star = v.tail.attention_limit()
+        plot_verification(ts, toks, P_T, P_star, centers, plot,
+                          title=f"Theorem {v.theorem}: {v.verdict}")
+    click.echo(text)
+
+
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 

@@ -75,7 +75,7 @@ class AttentionField:
         self._bjet_cache: dict = {}
         #: Evaluate the softmax entrywise as 1/Σ_k e^{s_ik − s_ij} in `velocity` (n³ work,
         #: much tighter on wide and complex boxes); see proofs_notes/integrator.md.
-        self.tight_softmax = self.n <= 16
+        self.tight_softmax = True
 
     # -- the time-dependent bilinear form ----------------------------------------------
     def B_jets(self, t: object, order: int) -> list[np.ndarray]:

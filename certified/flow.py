@@ -164,7 +164,7 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                     progress: bool, coordinates: str = "z",
                     initial_box: np.ndarray | None = None,
                     deadline: float | None = None, target_bits: int | None = None,
-                    until: Callable[[Fraction, np.ndarray], bool] | None = None
+                    until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None = None
                     ) -> Trajectory:
     target_bits = target_bits if target_bits is not None else bits - order // 2
     with bk.workprec(bits):
@@ -221,7 +221,7 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                 if pending and t == pending[0]:
                     record(t, S)
                     pending.pop(0)
-                if until is not None and until(t, S.box(bk).reshape(n, d)):
+                if until is not None and until(t, S.box(bk).reshape(n, d), S):
                     if not times or times[-1] != t:
                         record(t, S)
                     stopped_by_predicate = True
@@ -302,7 +302,7 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
                        progress: bool = False, coordinates: str = "z",
                        initial_box: np.ndarray | None = None,
                        max_seconds: float | None = None,
-                       until: Callable[[Fraction, np.ndarray], bool] | None = None
+                       until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None = None
                        ) -> Trajectory:
     """Certified enclosures of the trajectory of ``instance`` on [0, t_final].
 
@@ -333,11 +333,12 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
         Start from this box of states (backend intervals) instead of the exact X0.
     max_seconds : float, optional
         Wall-clock budget; the result is certified up to where it stopped.
-    until : callable (t, box) -> bool, optional
+    until : callable (t, box, S) -> bool, optional
         Continuous time: stop after the first validated step at whose end the predicate
-        holds on the enclosure box (shape (n, d), integration variable); that time is
-        recorded and ``stopped_by_predicate`` is set. The predicate must decide from the
-        box alone (e.g. with interval comparisons that are proved).
+        holds on the enclosure (``box`` of shape (n, d) in the integration variable, and
+        the :class:`LohnerSet` ``S`` it came from, for tighter linear images); that time
+        is recorded and ``stopped_by_predicate`` is set. The predicate must decide from
+        the enclosure alone (e.g. with interval comparisons that are proved).
 
     Returns
     -------

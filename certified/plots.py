@@ -85,3 +85,60 @@ def plot_trajectory(times: Sequence[float], tokens: Sequence[np.ndarray],
     fig.savefig(tmp, dpi=110)
     plt.close(fig)
     tmp.replace(path)  # atomic: never a half-written figure
+
+
+def plot_verification(times: Sequence[float], tokens: Sequence[np.ndarray],
+                      P_T: np.ndarray, P_star: Sequence[Sequence[int]] | None,
+                      centers: Sequence[Sequence[tuple[float, float]]] | None,
+                      path: str | Path, title: str = "") -> None:
+    """Trajectories in z with the certified cluster centres (their boxes, drawn as
+    rectangles or intervals) and the hull of the centres; P(T) next to P*.
+
+    Parameters
+    ----------
+    times : floats, length m
+    tokens : arrays, shape (n, d) each (midpoints of the validated run)
+    P_T : array, shape (n, n)
+        Midpoints of P at the last validated time.
+    P_star : n×n 0/1 matrix or None
+    centers : per cluster, d pairs (lo, hi) (floats), or None
+    """
+    plt = _pyplot()
+    from matplotlib.patches import Rectangle
+
+    ncols = 3 if P_star is not None else 2
+    fig, axes = plt.subplots(1, ncols, figsize=(5 * ncols, 4.6))
+    ax = axes[0]
+    T = np.stack(tokens)
+    n, d = T.shape[1], T.shape[2]
+    ys = T[:, :, 1] if d > 1 else np.tile(np.asarray(times)[:, None], (1, n))
+    for i in range(n):
+        ax.plot(T[:, i, 0], ys[:, i], "-", lw=1)
+    if centers:
+        for b in centers:
+            if d > 1:
+                (x0, x1), (y0, y1) = b[0], b[1]
+                ax.add_patch(Rectangle((x0, y0), max(x1 - x0, 1e-3), max(y1 - y0, 1e-3),
+                                       fill=False, color="red", lw=1.5))
+                ax.plot([(x0 + x1) / 2], [(y0 + y1) / 2], "r+", ms=10)
+            else:
+                ax.axvline((b[0][0] + b[0][1]) / 2, color="red", lw=1, ls="--")
+        if d > 1 and len(centers) >= 3:
+            h = _hull(np.array([[(b[0][0] + b[0][1]) / 2, (b[1][0] + b[1][1]) / 2]
+                                for b in centers]))
+            ax.plot(h[:, 0], h[:, 1], "-", color="red", lw=0.8, label="hull of the limits")
+            ax.legend(loc="best", fontsize=8)
+    ax.set_xlabel("z[0]")
+    ax.set_ylabel("z[1]" if d > 1 else "t")
+    ax.set_title(title or "tokens (z) and certified limits")
+    im = axes[1].imshow(np.asarray(P_T, dtype=float), vmin=0, vmax=1, cmap="viridis")
+    axes[1].set_title(f"P at t = {times[-1]:g}")
+    fig.colorbar(im, ax=axes[1], fraction=0.046)
+    if P_star is not None:
+        axes[2].imshow(np.asarray(P_star, dtype=float), vmin=0, vmax=1, cmap="viridis")
+        axes[2].set_title("P* (certified limit)")
+    fig.tight_layout()
+    tmp = Path(str(path) + ".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    tmp.replace(path)

@@ -236,7 +236,7 @@ def test_until_predicate_stops_at_first_validated_time():
     # stop as soon as token 0's second coordinate is proved below 0.45 (it decreases from 1/2)
     inst = Instance.create(V=I2, Q=I2, K=I2, X0=[[1, "1/2"], [1, "-1/2"]])
 
-    def below(t, box):
+    def below(t, box, S):
         lo, hi = tr_backend.bounds(box[0, 1])
         return hi < F(45, 100)
 

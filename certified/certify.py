@@ -1,0 +1,402 @@
+"""The verifier: integrate with enclosures until a tail lemma holds, then judge a claim.
+
+:func:`certify` runs the validated integrator (:mod:`certified.flow`) and, at regular
+times, tries the tail lemma that fits the instance (:mod:`certified.tail`). When the
+lemma's hypotheses are verified at some time T its conclusions bound the whole future,
+and the theorem's *conclusion* is judged from them: ``certified`` (proved for this
+instance), ``refuted`` (proved false for this instance) or ``undecided`` (neither within
+the budget of time, precision and wall-clock). The verdict never depends on whether the
+theorem's hypotheses hold; ``hypotheses_hold`` (decided exactly by
+:func:`certified.regimes.classify`) is reported next to it.
+
+Which lemma applies (``proofs_notes/tail.md``):
+
+* V = λI with λ > 0, continuous time — Lemma T4 (leader–follower), any B;
+* V = −μI with μ > 0 and B symmetric positive definite — Lemma T6 (energy bound);
+* anything else — no tail lemma is implemented yet; the verdict is ``undecided`` and
+  says so.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from dataclasses import dataclass, field as dc_field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .arith import get_backend
+from .arith.base import Backend
+from .errors import InputError
+from .exact import inertia, sym_part
+from .flow import Trajectory, enclose_trajectory
+from .geometry import excludes_origin, is_hull_vertex
+from .instance import Discrete, Instance
+from .sets import LohnerSet
+from .tail import (LeaderFollowerBound, NormBound, leader_follower, leader_map_from_scores,
+                   norm_bound_contracting, round_box)
+
+__all__ = ["THEOREMS", "Verification", "certify"]
+
+THEOREMS = ("2.1", "3.1", "4.2", "5.2", "8.5")
+
+#: Extra significant digits kept in the boxes handed to the tail lemmas (and stored).
+GUARD_DIGITS = 10
+
+
+@dataclass
+class Verification:
+    """The outcome of :func:`certify` (serialized by :mod:`certified.certificate`).
+
+    Attributes
+    ----------
+    theorem : str
+        The theorem whose conclusion was judged.
+    hypotheses_hold : bool
+        Exact verdict on its hypotheses.
+    verdict : {"certified", "refuted", "undecided"}
+    reason : str
+        Why, in words (what was proved, or what could not be).
+    limit : dict or None
+        The spec's theorem-specific limit data when the verdict is ``certified`` (and,
+        for information, whenever a tail lemma held).
+    evidence : dict or None
+        For ``refuted``: the proved fact that contradicts the conclusion.
+    tail : LeaderFollowerBound or NormBound or None
+        The verified tail lemma, if any.
+    trajectory : Trajectory or None
+        The validated run that produced the enclosure at T.
+    """
+
+    instance: Instance
+    theorem: str
+    hypotheses_hold: bool
+    verdict: str
+    reason: str
+    digits: int
+    backend: str
+    limit: dict | None = None
+    evidence: dict | None = None
+    tail: LeaderFollowerBound | NormBound | None = None
+    trajectory: Trajectory | None = None
+    timescale: dict | None = None
+    attempts: list[str] = dc_field(default_factory=list)
+    wall_seconds: float = 0.0
+
+
+# -- instance structure ---------------------------------------------------------------------
+
+def _scalar_V(inst: Instance) -> Fraction | None:
+    v0 = inst.V[0][0]
+    d = inst.d
+    ok = all(inst.V[i][j] == (v0 if i == j else 0) for i in range(d) for j in range(d))
+    return v0 if ok else None
+
+
+def _sym_pd(M: list[list[Fraction]]) -> bool:
+    d = len(M)
+    if any(M[i][j] != M[j][i] for i in range(d) for j in range(d)):
+        return False
+    return inertia(sym_part(M)).positive == d
+
+
+def _auto_theorem(inst: Instance, report: Any) -> str:
+    for t in ("2.1", "3.1", "5.2", "4.2", "8.5"):
+        if report.theorems[t].hypotheses_hold:
+            return t
+    lam = _scalar_V(inst)
+    if lam is not None and lam < 0:
+        return "8.5"
+    return "3.1" if lam is not None else "4.2"
+
+
+# -- Lemma T4 on a Lohner set ------------------------------------------------------------------
+
+def _difference_matrix(bk: Backend, n: int, d: int, leader: list[int]) -> tuple[np.ndarray, list[int]]:
+    followers = [j for j in range(n) if leader[j] != j]
+    M = bk.zeros((len(followers) * d, n * d))
+    one = bk.const(Fraction(1))
+    for r, j in enumerate(followers):
+        for c in range(d):
+            M[r * d + c, j * d + c] = one
+            M[r * d + c, leader[j] * d + c] = -one
+    return M, followers
+
+
+def try_leader_follower(bk: Backend, inst: Instance, lam: Fraction, t: Fraction,
+                        S: LohnerSet, digits: int) -> tuple[LeaderFollowerBound | None, str]:
+    """Lemma T4 at time t on the set S (z-coordinates): leader map from the centre's
+    scores, boxes and *direct* difference enclosures from S, rounded outward to
+    ``digits + GUARD_DIGITS`` significant digits before the check."""
+    n, d = inst.n, inst.d
+    Zc = bk.float_array(S.c).reshape(n, d)
+    Bf = np.array([[float(x) for x in row] for row in inst.B])
+    with np.errstate(all="ignore"):
+        scores = Zc @ Bf @ Zc.T
+    if not np.all(np.isfinite(scores)):
+        return None, "scores not finite in floating point"
+    leader = leader_map_from_scores(scores)
+    if leader is None:
+        return None, "the argmax structure of P is not final (a token follows a follower)"
+    keep = digits + GUARD_DIGITS
+    box = S.box(bk).reshape(n, d)
+    boxes = [[round_box(*bk.bounds(box[i, c]), keep) for c in range(d)] for i in range(n)]
+    M, followers = _difference_matrix(bk, n, d, leader)
+    diffs: dict[int, list] = {}
+    if followers:
+        E = S.linear_image(M, bk).reshape(len(followers), d)
+        diffs = {j: [round_box(*bk.bounds(E[r, c]), keep) for c in range(d)]
+                 for r, j in enumerate(followers)}
+    return leader_follower(bk, lam, inst.B, t, boxes, diffs, leader)
+
+
+# -- judging a theorem's conclusion from Lemma T4 ----------------------------------------------
+
+def _center_json(b: list, digits: int) -> list[list[str]]:
+    from .numbers import bounds_to_json
+    return [bounds_to_json(lo, hi, digits) for lo, hi in b]
+
+
+def _clusters_json(inst: Instance, lf: LeaderFollowerBound, digits: int) -> list[dict]:
+    out = []
+    cl = lf.clusters
+    boxes = lf.centers
+    for idx, (k, members) in enumerate(cl):
+        # Lemma T4 (iv): a = Bᵀ c_k exposes c_k; verified again on the centre boxes (G1).
+        mid = [(lo + hi) / 2 for lo, hi in boxes[idx]]
+        hint = [sum(inst.B[r][c] * mid[r] for r in range(inst.d)) for c in range(inst.d)]
+        vertex = is_hull_vertex(idx, boxes, hint)
+        if len(cl) >= 2 or excludes_origin(boxes[idx]):
+            zero: Any = False  # T4 (iv): centres are non-zero when there are ≥ 2 clusters
+        else:
+            zero = "undecided"
+        out.append({"leader": k, "members": members,
+                    "center": _center_json(boxes[idx], digits),
+                    "is_hull_vertex": True if vertex is True else "undecided",
+                    "is_zero": zero})
+    return out
+
+
+def _lf_limit(inst: Instance, lf: LeaderFollowerBound, digits: int) -> dict:
+    P = lf.attention_limit()
+    return {"clusters": _clusters_json(inst, lf, digits), "attention_limit": P,
+            "attention_rank": len(lf.clusters),
+            "rate": {"constant": str(float(lf.rate)),
+                     "statement": "for t >= T: |P_ij(t) - P*_ij| <= (n-1) exp(-c e^{lambda t})",
+                     "c_lower_bound": lf.to_json(digits)["rate_constant"]}}
+
+
+def _rows_outside(lf: LeaderFollowerBound, allowed: set[int]) -> list[int]:
+    return [i for i, k in enumerate(lf.leader) if k not in allowed]
+
+
+def _judge_lf(theorem: str, inst: Instance, lf: LeaderFollowerBound, digits: int
+              ) -> tuple[str, str, dict | None, dict | None]:
+    """(verdict, reason, limit, evidence) for a theorem's conclusion, given Lemma T4."""
+    n, d = inst.n, inst.d
+    limit = _lf_limit(inst, lf, digits)
+    clusters = lf.clusters
+    T = lf.T
+    if theorem in ("3.1", "5.2"):
+        return ("certified", f"Lemma T4 holds at T = {T}: every token converges to the limit "
+                f"of its leader; the {len(clusters)} limits are vertices of their hull "
+                f"(exposed by Bᵀc_k, T4 (iv))", limit, None)
+    if theorem == "2.1":
+        if d == 1:
+            xs = [inst.X0[i][0] for i in range(n)]
+            extremes = {xs.index(min(xs)), xs.index(max(xs))}
+        else:  # "two leaders": the two most populated clusters
+            sizes = sorted(clusters, key=lambda c: -len(c[1]))
+            extremes = {k for k, _ in sizes[:2]}
+        bad = _rows_outside(lf, extremes)
+        limit = dict(limit, leaders=sorted(set(lf.leader)),
+                     rate_constant=limit["rate"]["c_lower_bound"])
+        if len(bad) <= 1:
+            return ("certified", f"Lemma T4 holds at T = {T}: P(t) → P* Boolean with rows "
+                    f"e_l for l in {sorted(extremes)} (except at most one row), "
+                    f"rank {len(clusters)}, doubly-exponential rate", limit, None)
+        return ("refuted", f"Lemma T4 holds at T = {T}: rows {bad} of P* attend to tokens "
+                f"other than {sorted(extremes)}; P* has rank {len(clusters)}", None,
+                {"attention_limit": lf.attention_limit(), "attention_rank": len(clusters),
+                 "rows_outside_two_leaders": bad, "clusters": limit["clusters"]})
+    if theorem == "4.2":
+        if d != 1:
+            return ("undecided", "Theorem 4.2's conclusion needs a simple dominant "
+                    "eigenvalue; V = λI_d with d ≥ 2 has none (φ₁* is not defined)",
+                    None, None)
+        cl_of = {k: idx for idx, (k, _) in enumerate(clusters)}
+        coord = [_center_json(lf.centers[cl_of[lf.leader[i]]], digits) for i in range(n)]
+        values = [_center_json(b, digits) for b in lf.centers]
+        lim = dict(limit, coordinate_limits=[c[0] for c in coord],
+                   hyperplane_values=[v[0] for v in values])
+        if len(clusters) <= 2:
+            return ("certified", f"Lemma T4 holds at T = {T}: φ₁*(z_i) = z_i converges to "
+                    f"{len(clusters)} value(s), the limits of min and max", lim, None)
+        return ("refuted", f"{len(clusters)} distinct non-zero limits (T4 (iv))", None,
+                {"hyperplane_values": [v[0] for v in values]})
+    if theorem == "8.5":
+        off = [(i, j) for i in range(n) for j in range(n) if lf.leader[i] != j]
+        if n >= 2 and off:
+            i, j = off[0]
+            return ("refuted", f"Lemma T4 holds at T = {T}: P(t) → P* with P*[{i}][{j}] = 0, "
+                    f"not 1/{n}; tokens do not all tend to 0", None,
+                    {"attention_limit": lf.attention_limit(), "entry": [i, j],
+                     "clusters": limit["clusters"]})
+        return ("undecided", "n = 1: P = (1) trivially", None, None)
+    raise InputError("theorem", f"{theorem!r} is not a theorem", "one of " + ", ".join(THEOREMS))
+
+
+# -- the driver ------------------------------------------------------------------------------
+
+def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
+            t_max: Fraction | int | str = 8, max_seconds: float | None = 120.0,
+            backend: str = "flint", check_every: Fraction = Fraction(1, 8),
+            max_bits: int | None = None, progress: bool = False) -> Verification:
+    """Certify or refute a theorem's limit statement on ``instance``.
+
+    Parameters
+    ----------
+    instance : Instance
+    theorem : {"2.1", "3.1", "4.2", "5.2", "8.5", "auto"}
+        "auto" picks the first theorem whose hypotheses hold (else by the form of V).
+    digits : int
+        Working precision of the integration (decimal digits).
+    t_max : number
+        Latest time T at which a tail lemma may be tried.
+    max_seconds : float or None
+        Wall-clock budget for the integration.
+    backend : {"flint", "mpmath"}
+    check_every : Fraction
+        Try the tail lemma whenever t has advanced by this much.
+    max_bits : int, optional
+        Precision cap for the integrator's escalation.
+
+    Returns
+    -------
+    Verification
+    """
+    from .numbers import to_fraction
+    from .regimes import classify
+
+    if theorem not in THEOREMS + ("auto",):
+        raise InputError("theorem", f"{theorem!r} is not a theorem",
+                         "one of 2.1, 3.1, 4.2, 5.2, 8.5, auto")
+    tmax = to_fraction(t_max, "t_max")
+    if tmax <= 0:
+        raise InputError("t_max", f"{tmax} is not positive", "a number > 0")
+    if digits < 5:
+        raise InputError("digits", f"{digits} is too small", "digits >= 5")
+    report = classify(instance)
+    thm = _auto_theorem(instance, report) if theorem == "auto" else theorem
+    hyp = report.theorems[thm].hypotheses_hold
+    out = Verification(instance, thm, hyp, "undecided", "", digits, backend)
+    t0 = _time.perf_counter()
+    lam = _scalar_V(instance)
+    if isinstance(instance.time, Discrete):
+        out.reason = ("no tail lemma for discrete time is implemented: nothing about "
+                      "k → ∞ is proved (use `certified simulate` for finite depth)")
+    elif lam is not None and lam > 0:
+        _run_leader_follower(out, instance, lam, tmax, digits, backend, max_seconds,
+                             check_every, max_bits, progress)
+    elif lam is not None and lam < 0 and _sym_pd(instance.B):
+        _run_energy(out, instance, -lam, tmax, digits, backend, max_seconds, max_bits,
+                    progress)
+    else:
+        out.reason = ("no tail lemma is implemented for this V and B (implemented: "
+                      "V = λI with λ > 0, any B; V = −μI with B symmetric positive "
+                      "definite); the conclusion about t → ∞ is not proved")
+    out.wall_seconds = _time.perf_counter() - t0
+    return out
+
+
+def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax: Fraction,
+                         digits: int, backend: str, max_seconds: float | None,
+                         check_every: Fraction, max_bits: int | None, progress: bool) -> None:
+    bk = get_backend(backend)
+    state: dict[str, Any] = {"next": check_every, "last_t": Fraction(-1), "why": "",
+                             "start": _time.perf_counter()}
+    target = Fraction(1, 10 ** digits)
+
+    def until(t: Fraction, box: np.ndarray, S: LohnerSet) -> bool:
+        if t < state["last_t"]:  # the driver restarted at higher precision
+            state["next"] = check_every
+        state["last_t"] = t
+        if t < state["next"]:
+            return False
+        while state["next"] <= t:
+            state["next"] += check_every
+        lf, why = try_leader_follower(bk, inst, lam, t, S, digits)
+        state["why"] = f"at t = {t}: {why}" if why else ""
+        if lf is None:
+            return False
+        if "first" not in state:
+            state["first"] = lf
+            # Refinement gets at most as long again as the first success took (+5 s).
+            spent = _time.perf_counter() - state["start"]
+            state["refine_until"] = state["start"] + 2 * spent + 5
+        state["lf"] = lf
+        if _time.perf_counter() > state["refine_until"]:
+            return True
+        # Keep integrating while the lemma's own bound δ₀ on the leaders' motion is wider
+        # than the target: every later success gives a tighter ball around the limits.
+        return lf.delta0 <= target
+
+    traj = enclose_trajectory(inst, tmax, digits=digits, backend=backend, until=until,
+                              max_seconds=max_seconds, max_bits=max_bits, progress=progress,
+                              times=[0])
+    out.trajectory = traj
+    out.attempts = list(getattr(traj, "attempts", []))
+    lf: LeaderFollowerBound | None = state.get("lf")
+    if lf is not None and lf.T > traj.certified_until:  # from an abandoned lower-precision run
+        lf = None
+    if lf is None:
+        out.verdict = "undecided"
+        out.reason = (f"Lemma T4 could not be verified up to t = {traj.certified_until} "
+                      f"(certified enclosures up to there; budget: t_max = {tmax}, "
+                      f"{max_seconds} s); last attempt {state['why'] or 'none'}")
+        return
+    out.tail = lf
+    first: LeaderFollowerBound = state["first"]
+    out.timescale = {"T_first": str(first.T), "T_first_float": float(first.T),
+                     "delta0_at_first": str(float(first.delta0)),
+                     "T_used": str(lf.T), "delta0_at_T_used": str(float(lf.delta0)),
+                     "meaning": "T_first: first check time at which Lemma T4's hypotheses "
+                                "held (checks every " + str(check_every) + "); T_used: the "
+                                "time of the lemma reported (integration continued while "
+                                "δ₀ > 10^-digits, within the budget)"}
+    out.verdict, out.reason, out.limit, out.evidence = _judge_lf(out.theorem, inst, lf,
+                                                                 digits)
+
+
+def _run_energy(out: Verification, inst: Instance, mu: Fraction, tmax: Fraction, digits: int,
+                backend: str, max_seconds: float | None, max_bits: int | None,
+                progress: bool) -> None:
+    bk = get_backend(backend)
+    traj = enclose_trajectory(inst, tmax, digits=digits, backend=backend, variable="x",
+                              coordinates="x", max_seconds=max_seconds, max_bits=max_bits,
+                              progress=progress, times=[0])
+    out.trajectory = traj
+    T = traj.certified_until
+    box = traj.final_box()
+    with bk.workprec(128):
+        if T == 0 or box is None:
+            X = [[(x, x) for x in row] for row in inst.X0]
+        else:
+            X = [[round_box(*bk.bounds(v), digits + GUARD_DIGITS) for v in row] for row in box]
+        nb = norm_bound_contracting(bk, mu, inst.B, T, X)
+    out.tail = nb
+    out.timescale = {"T": str(T), "T_float": float(T),
+                     "meaning": "time of the enclosure the energy lemma T6 starts from"}
+    from .numbers import bounds_to_json
+    proved = {"sup_{t>=T} max_i x_i^T B x_i <=": bounds_to_json(Fraction(0), nb.qmax, digits)[1],
+              "for t >= T": "x_i(t)^T B x_i(t) <= log n + (q_i(T) - log n)^+ e^{-2 mu (t - T)}",
+              "T": str(T)}
+    out.limit = {"proved": proved}
+    if out.theorem == "8.5":
+        out.reason = ("Lemma T6 proves the bound on sup_{t ≥ T} ‖x_i(t)‖_B and exponential "
+                      "entry into the ball of radius √(log n); no lemma proves ‖x_i‖ → 0, so "
+                      "the t = ∞ statement stays undecided")
+    else:
+        out.reason = ("V = −μI: only Lemma T6 (a norm bound) applies; the conclusion of "
+                      f"Theorem {out.theorem} about t → ∞ is not proved")

@@ -1,0 +1,330 @@
+"""Tail lemmas: from an enclosure at a finite time T to statements about all t ≥ T.
+
+Each function here checks, on exact rational boxes, the hypotheses of one lemma of
+``proofs_notes/tail.md`` and returns the lemma's conclusions as exact rational bounds,
+or ``None`` together with the reason the hypotheses could not be verified. Nothing in
+this module integrates: the boxes come from the validated integrator
+(:mod:`certified.flow`) and are rounded outward to decimals *before* the check, so the
+data stored in a certificate are exactly the data that were checked.
+
+* :func:`leader_follower` — Lemma T4 (V = λI, λ > 0, any B): clusters, their limits,
+  the Boolean limit of P and doubly-exponential rates.
+* :func:`norm_bound_contracting` — Lemma T6 (V = −μI, B symmetric positive definite):
+  a bound on sup_{t ≥ T} ‖x_i(t)‖_B and its exponential approach to √(log n).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field as dc_field
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from .arith.base import Backend
+from .numbers import bounds_to_json, fraction_to_str
+
+__all__ = ["Box", "LeaderFollowerBound", "leader_follower", "leader_map_from_scores",
+           "NormBound", "norm_bound_contracting", "round_box"]
+
+#: A closed interval [lo, hi] with exact rational ends.
+Box = tuple[Fraction, Fraction]
+
+
+def round_box(lo: Fraction, hi: Fraction, digits: int) -> Box:
+    """[lo, hi] widened to ``digits`` significant decimal digits (outward), as exact
+    rationals: the box a certificate stores is the box that was checked."""
+    a, b = bounds_to_json(lo, hi, digits)
+    return Fraction(a), Fraction(b)
+
+
+@dataclass(frozen=True)
+class LeaderFollowerBound:
+    """The conclusions of Lemma T4 (``proofs_notes/tail.md``), valid for all t ≥ T.
+
+    Attributes
+    ----------
+    T, lam : Fraction
+        Time of the enclosure and λ (V = λI).
+    leader : list of int, length n
+        The leader map l (l(l(i)) = l(i)); P* has rows e_{l(i)}.
+    m, mu : Fraction
+        Proven margins: for t ≥ T, P_il(t) ≤ exp(−m e^{2λt}) if l is in another cluster,
+        P_il(t) ≤ exp(−mu e^{λ(t+T)}) if l ≠ l(i) is in the same cluster
+        (mu = None when no cluster has followers).
+    delta0, eta0 : Fraction
+        Leaders move by at most delta0 (ℓ∞) after T; followers stay within
+        e^{−λ(t−T)}(|e_j(T)| + eta0) of their leader.
+    D : Fraction
+        ℓ∞ diameter bound of the hull of the tokens for t ≥ T.
+    centers : list of list of Box
+        Per cluster (in ``clusters`` order), a box containing its limit point.
+    boxes, diffs : the checked data (exact rational boxes at T), for certificates.
+    rate : Fraction
+        c ≤ min(m, mu) e^{λT}: for t ≥ T, |P_ij(t) − P*_ij| ≤ (n − 1) exp(−c e^{λt})
+        (Lemma T4 (iii), the form of Theorem 2.1's rate).
+    """
+
+    T: Fraction
+    lam: Fraction
+    leader: list[int]
+    m: Fraction
+    mu: Fraction | None
+    delta0: Fraction
+    eta0: Fraction
+    delta: Fraction
+    eta: Fraction
+    D: Fraction
+    centers: list[list[Box]]
+    boxes: list[list[Box]]
+    diffs: dict[int, list[Box]]
+    rate: Fraction
+
+    @property
+    def clusters(self) -> list[tuple[int, list[int]]]:
+        """(leader, sorted members) per cluster, leaders increasing."""
+        leaders = sorted(set(self.leader))
+        return [(k, [i for i, l in enumerate(self.leader) if l == k]) for k in leaders]
+
+    def attention_limit(self) -> list[list[int]]:
+        """P*: the Boolean n×n matrix with rows e_{l(i)}."""
+        n = len(self.leader)
+        return [[int(j == self.leader[i]) for j in range(n)] for i in range(n)]
+
+    def to_json(self, digits: int) -> dict:
+        def enc(b: Box) -> list[str]:
+            return bounds_to_json(b[0], b[1], digits)
+
+        return {
+            "lemma": "T4 (leader-follower, V = λI)",
+            "T": fraction_to_str(self.T),
+            "lambda": fraction_to_str(self.lam),
+            "leader_map": self.leader,
+            "m": fraction_to_str(self.m),
+            "mu": None if self.mu is None else fraction_to_str(self.mu),
+            "delta": fraction_to_str(self.delta),
+            "eta": fraction_to_str(self.eta),
+            "delta0": enc((Fraction(0), self.delta0))[1],
+            "eta0": enc((Fraction(0), self.eta0))[1],
+            "D": fraction_to_str(self.D),
+            "rate_constant": enc((self.rate, self.rate))[0],
+            "boxes_at_T": [[[fraction_to_str(lo), fraction_to_str(hi)] for lo, hi in row]
+                           for row in self.boxes],
+            "differences_at_T": {str(j): [[fraction_to_str(lo), fraction_to_str(hi)]
+                                          for lo, hi in row]
+                                 for j, row in sorted(self.diffs.items())},
+        }
+
+
+def leader_map_from_scores(scores: np.ndarray) -> list[int] | None:
+    """Candidate leader map from (approximate) scores s_ij = z_iᵀBz_j: l(i) = argmax_j.
+
+    A heuristic only (Lemma T4 verifies it): returns ``None`` when the map is not
+    idempotent (some token follows a follower), i.e. the structure is not final yet.
+    """
+    l = [int(j) for j in np.argmax(scores, axis=1)]
+    if any(l[l[i]] != l[i] for i in range(len(l))):
+        return None
+    return l
+
+
+def _inflate(bk: Backend, b: Box, r: Fraction):
+    return bk.interval(b[0] - r, b[1] + r)
+
+
+def _margins(bk: Backend, B: np.ndarray, boxes: Sequence[Sequence[Box]],
+             diffs: dict[int, Sequence[Box]], leader: Sequence[int], delta: Fraction,
+             eta: Fraction) -> tuple[Fraction | None, Fraction | None]:
+    """Lower bounds for m and mu of Lemma T4 on the inflated regions, or None when a
+    margin is not positive (hypotheses (Hm), (Hμ) fail)."""
+    n = len(boxes)
+    r = delta + eta
+    X = np.array([[_inflate(bk, b, r) for b in row] for row in boxes], dtype=object)
+    L = np.array([[_inflate(bk, b, delta) for b in row] for row in boxes], dtype=object)
+    G = bk.matmul(X, B)  # rows: (Z_a⁺r)ᵀ B, one interval row per token a
+    m: Fraction | None = None
+    mu: Fraction | None = None
+    followers = [j for j in range(n) if leader[j] != j]
+    Ef = {j: np.array([_inflate(bk, b, eta) for b in diffs[j]], dtype=object)
+          for j in followers}
+    for a in range(n):
+        k = leader[a]
+        others = [b for b in range(n) if leader[b] != k]
+        if others:  # (Hm): x ∈ Z_a⁺r, y ∈ Z_k⁺δ, w ∈ Z_b⁺r for b outside the cluster
+            W = np.array([L[k] - X[b] for b in others], dtype=object)  # (len, d)
+            vals = bk.matmul(G[a:a + 1], W.T.copy())[0]
+            lo = min(bk.bounds(v)[0] for v in vals)
+            if lo <= 0:
+                return None, None
+            m = lo if m is None else min(m, lo)
+        same = [j for j in followers if leader[j] == k]
+        if same:  # (Hμ): x ∈ Z_a⁺r, u ∈ E_l⁺η for followers l of the same cluster
+            U = np.array([Ef[j] for j in same], dtype=object)
+            vals = bk.matmul(G[a:a + 1], U.T.copy())[0]
+            hi = max(bk.bounds(v)[1] for v in vals)
+            if hi >= 0:
+                return None, None
+            mu = -hi if mu is None else min(mu, -hi)
+    if m is None:  # a single cluster: (Hm) is vacuous; any m > 0 will do
+        m = Fraction(1)
+    return m, mu
+
+
+def _tails(bk: Backend, m: Fraction, mu: Fraction | None, lam: Fraction, T: Fraction,
+           D: Fraction, leader: Sequence[int], eps: dict[int, Fraction], eta: Fraction
+           ) -> tuple[Fraction, Fraction]:
+    """Upper bounds (delta0, eta0) of Lemma T4's bootstrap (H_b), from Lemma T3:
+    delta0 = max_k [Σ_k e^{−a}/a + (n − c_k) D e^{−b}/(2b)],
+    eta0   = max_k [2 Σ_k e^{−a}/a + (n − c_k) D e^{−b}/b],
+    a = mu e^{2λT}, b = m e^{2λT}, Σ_k = Σ over followers l of k of (ε_l + η)."""
+    n = len(leader)
+    beta = bk.exp(bk.const(2 * lam * T))
+    b = bk.const(m) * beta
+    tail_b = bk.exp(-b) / b
+    if mu is not None:
+        a = bk.const(mu) * beta
+        tail_a = bk.exp(-a) / a
+    d0 = e0 = Fraction(0)
+    for k in sorted(set(leader)):
+        members = [i for i in range(n) if leader[i] == k]
+        sig = sum((eps[j] + eta for j in members if j != k), Fraction(0))
+        outside = n - len(members)
+        dk = bk.const(Fraction(outside) * D / 2) * tail_b
+        ek = bk.const(Fraction(outside) * D) * tail_b
+        if sig:
+            dk = dk + bk.const(sig) * tail_a
+            ek = ek + bk.const(2 * sig) * tail_a
+        d0 = max(d0, bk.bounds(dk)[1])
+        e0 = max(e0, bk.bounds(ek)[1])
+    return d0, e0
+
+
+def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
+                    T: Fraction, boxes: Sequence[Sequence[Box]],
+                    diffs: dict[int, Sequence[Box]], leader: Sequence[int]
+                    ) -> tuple[LeaderFollowerBound | None, str]:
+    """Check Lemma T4 at time T; return its conclusions, or ``(None, reason)``.
+
+    Parameters
+    ----------
+    bk : Backend
+        Interval arithmetic for the check (run inside ``bk.workprec``).
+    lam : Fraction
+        λ > 0 with V = λI.
+    B : d×d exact rationals
+        QᵀK.
+    T : Fraction
+        The time of the boxes.
+    boxes : n×d boxes
+        boxes[i][c] ∋ z_{i,c}(T).
+    diffs : dict follower j -> d boxes
+        diffs[j][c] ∋ z_{j,c}(T) − z_{l(j),c}(T), enclosed directly (not as a difference
+        of the boxes above, which would lose every digit of a close follower).
+    leader : length-n list
+        The leader map to verify (idempotent).
+
+    Returns
+    -------
+    (LeaderFollowerBound, "") when every hypothesis of Lemma T4 is verified, else
+    (None, reason).
+    """
+    n, d = len(boxes), len(boxes[0])
+    if lam <= 0:
+        return None, "Lemma T4 needs λ > 0"
+    leader = list(leader)
+    if any(leader[leader[i]] != leader[i] for i in range(n)):
+        return None, "leader map is not idempotent"
+    followers = [j for j in range(n) if leader[j] != j]
+    if set(diffs) != set(followers):
+        return None, "difference boxes must be given for exactly the followers"
+    Bm = np.array([[bk.const(x) for x in row] for row in B], dtype=object)
+    # (T1) the hull is non-increasing: every coordinate range stays inside its range at T.
+    D = max(max(boxes[i][c][1] for i in range(n)) - min(boxes[i][c][0] for i in range(n))
+            for c in range(d))
+    eps = {j: max(max(abs(lo), abs(hi)) for lo, hi in diffs[j]) for j in followers}
+    # Candidate inflations from a first pass without inflation, then the real check.
+    m0, mu0 = _margins(bk, Bm, boxes, diffs, leader, Fraction(0), Fraction(0))
+    if m0 is None:
+        return None, "attention margins at T are not positive for this leader map"
+    if followers and mu0 is None:
+        return None, "a follower is not behind its leader (within-cluster margin ≤ 0)"
+    floor = Fraction(1, 2 ** 400)
+    d1, e1 = _tails(bk, m0 / 2, None if mu0 is None else mu0 / 2, lam, T, D, leader, eps,
+                    Fraction(0))
+    delta, eta = 2 * d1 + floor, 2 * e1 + floor
+    for _ in range(4):
+        m, mu = _margins(bk, Bm, boxes, diffs, leader, delta, eta)
+        if m is None or (followers and mu is None):
+            return None, "margins do not survive the inflation by the tail bounds"
+        d0, e0 = _tails(bk, m, mu, lam, T, D, leader, eps, eta)
+        if d0 < delta and e0 < eta:
+            centers = [[(boxes[k][c][0] - d0, boxes[k][c][1] + d0) for c in range(d)]
+                       for k in sorted(set(leader))]
+            base = m if mu is None else min(m, mu)
+            rate = bk.bounds(bk.const(base) * bk.exp(bk.const(lam * T)))[0]
+            return LeaderFollowerBound(T, lam, leader, m, mu, d0, e0, delta, eta, D,
+                                       centers, [list(r) for r in boxes],
+                                       {j: list(diffs[j]) for j in followers}, rate), ""
+        delta, eta = max(delta, 2 * d0), max(eta, 2 * e0)
+    return None, "the bootstrap (H_b) does not close: margins × e^{2λT} too small"
+
+
+# -- Theorem 8.5 ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NormBound:
+    """Lemma T6: for t ≥ T and every i, q_i(t) = x_i(t)ᵀBx_i(t) satisfies
+    q_i(t) ≤ log n + (q_i(T) − log n)⁺ e^{−2μ(t−T)}; hence sup_{t≥T} max_i q_i ≤ qmax.
+
+    Attributes
+    ----------
+    T, mu : Fraction
+    q_at_T : list of Fraction
+        Upper bounds of q_i(T).
+    log_n : Fraction
+        An upper bound of log n.
+    qmax : Fraction
+        max(max_i q_at_T, log_n).
+    """
+
+    T: Fraction
+    mu: Fraction
+    q_at_T: list[Fraction]
+    log_n: Fraction
+    qmax: Fraction = dc_field(default=Fraction(0))
+
+    def to_json(self, digits: int) -> dict:
+        return {
+            "lemma": "T6 (energy bound, V = −μI, B symmetric positive definite)",
+            "T": fraction_to_str(self.T),
+            "mu": fraction_to_str(self.mu),
+            "q_at_T_upper": [bounds_to_json(Fraction(0), q, digits)[1] for q in self.q_at_T],
+            "log_n_upper": bounds_to_json(Fraction(0), self.log_n, digits)[1],
+            "sup_q_upper": bounds_to_json(Fraction(0), self.qmax, digits)[1],
+        }
+
+
+def _log_upper(bk: Backend, n: int) -> Fraction:
+    """A rational L ≥ log n, verified rigorously by exp(L) ≥ n in interval arithmetic."""
+    import math
+    if n <= 1:
+        return Fraction(0)
+    L = Fraction(math.ceil(math.log(n) * 2 ** 40) + 1, 2 ** 40)  # a float guess, then proved
+    while bk.bounds(bk.exp(bk.const(L)))[0] < n:
+        L += Fraction(1, 2 ** 40)
+    return L
+
+
+def norm_bound_contracting(bk: Backend, mu: Fraction, B: Sequence[Sequence[Fraction]],
+                           T: Fraction, boxes: Sequence[Sequence[Box]]) -> NormBound:
+    """Lemma T6 on x-boxes at time T (B must be symmetric positive definite; the caller
+    decides that exactly)."""
+    n = len(boxes)
+    Bm = np.array([[bk.const(x) for x in row] for row in B], dtype=object)
+    q = []
+    for row in boxes:
+        x = np.array([bk.interval(lo, hi) for lo, hi in row], dtype=object)
+        val = bk.matmul(bk.matmul(x.reshape(1, -1), Bm), x.reshape(-1, 1))[0, 0]
+        q.append(bk.bounds(val)[1])
+    log_n = _log_upper(bk, n)
+    return NormBound(T, mu, q, log_n, max(max(q), log_n))
