@@ -252,7 +252,8 @@ def _judge_lf(theorem: str, inst: Instance, lf: LeaderFollowerBound, digits: int
 def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
             t_max: Fraction | int | str = 8, max_seconds: float | None = 120.0,
             backend: str = "flint", check_every: Fraction = Fraction(1, 8),
-            max_bits: int | None = None, progress: bool = False) -> Verification:
+            max_bits: int | None = None, refine_seconds: float | None = None,
+            progress: bool = False) -> Verification:
     """Certify or refute a theorem's limit statement on ``instance``.
 
     Parameters
@@ -271,6 +272,10 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
         Try the tail lemma whenever t has advanced by this much.
     max_bits : int, optional
         Precision cap for the integrator's escalation.
+    refine_seconds : float, optional
+        After the first time a tail lemma holds, keep integrating (for tighter limits,
+        until δ₀ ≤ 10^-digits) for at most this long; default: as long again as the
+        first success took, plus 5 s. 0 stops at the first success.
 
     Returns
     -------
@@ -298,7 +303,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
                       "k → ∞ is proved (use `certified simulate` for finite depth)")
     elif lam is not None and lam > 0:
         _run_leader_follower(out, instance, lam, tmax, digits, backend, max_seconds,
-                             check_every, max_bits, progress)
+                             check_every, max_bits, progress, refine_seconds)
     elif lam is not None and lam < 0 and _sym_pd(instance.B):
         _run_energy(out, instance, -lam, tmax, digits, backend, max_seconds, max_bits,
                     progress)
@@ -312,7 +317,8 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
 
 def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax: Fraction,
                          digits: int, backend: str, max_seconds: float | None,
-                         check_every: Fraction, max_bits: int | None, progress: bool) -> None:
+                         check_every: Fraction, max_bits: int | None, progress: bool,
+                         refine_seconds: float | None = None) -> None:
     bk = get_backend(backend)
     state: dict[str, Any] = {"next": check_every, "last_t": Fraction(-1), "why": "",
                              "start": _time.perf_counter()}
@@ -333,10 +339,11 @@ def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax:
         if "first" not in state:
             state["first"] = lf
             # Refinement gets at most as long again as the first success took (+5 s).
-            spent = _time.perf_counter() - state["start"]
-            state["refine_until"] = state["start"] + 2 * spent + 5
+            now = _time.perf_counter()
+            extra = (now - state["start"]) + 5 if refine_seconds is None else refine_seconds
+            state["refine_until"] = now + extra
         state["lf"] = lf
-        if _time.perf_counter() > state["refine_until"]:
+        if _time.perf_counter() >= state["refine_until"]:
             return True
         # Keep integrating while the lemma's own bound δ₀ on the leaders' motion is wider
         # than the target: every later success gives a tighter ball around the limits.
