@@ -1,0 +1,22 @@
+"""Wall-clock to the first verdict (refine_seconds=0) on the shipped examples, 30 digits.
+
+Usage: python benchmarks/bench_examples.py
+"""
+
+import time
+
+from certified import Instance
+from certified.certify import certify
+
+CASES = [("thm2_1_one_dimensional", "2.1"), ("thm3_1_identity", "3.1"),
+         ("indefinite_B", "3.1"), ("four_clusters_d2", "2.1"), ("thm8_5_contracting", "8.5")]
+
+print("| example | theorem | verdict | T_first | wall (s) |")
+print("|---|---|---|---|---|")
+for name, thm in CASES:
+    t0 = time.perf_counter()
+    v = certify(Instance.load(f"examples/{name}.json"), thm, digits=30, max_seconds=120,
+                refine_seconds=0, t_max=4)
+    wall = time.perf_counter() - t0
+    T = v.timescale.get("T_first", v.timescale.get("T")) if v.timescale else "—"
+    print(f"| {name} | {thm} | {v.verdict} | {T} | {wall:.1f} |", flush=True)
