@@ -33,6 +33,7 @@ from .exact import inertia, sym_part
 from .flow import Trajectory, enclose_trajectory
 from .geometry import excludes_origin, is_hull_vertex
 from .instance import Discrete, Instance
+from .numbers import bounds_to_json, decimal_ceil, to_fraction
 from .sets import LohnerSet
 from .tail import (LeaderFollowerBound, NormBound, leader_follower, leader_map_from_scores,
                    norm_bound_contracting, round_box)
@@ -87,13 +88,6 @@ class Verification:
 
 # -- instance structure ---------------------------------------------------------------------
 
-def _scalar_V(inst: Instance) -> Fraction | None:
-    v0 = inst.V[0][0]
-    d = inst.d
-    ok = all(inst.V[i][j] == (v0 if i == j else 0) for i in range(d) for j in range(d))
-    return v0 if ok else None
-
-
 def _sym_pd(M: list[list[Fraction]]) -> bool:
     d = len(M)
     if any(M[i][j] != M[j][i] for i in range(d) for j in range(d)):
@@ -105,7 +99,7 @@ def _auto_theorem(inst: Instance, report: Any) -> str:
     for t in ("2.1", "3.1", "5.2", "4.2", "8.5"):
         if report.theorems[t].hypotheses_hold:
             return t
-    lam = _scalar_V(inst)
+    lam = inst.scalar_V
     if lam is not None and lam < 0:
         return "8.5"
     return "3.1" if lam is not None else "4.2"
@@ -154,7 +148,6 @@ def try_leader_follower(bk: Backend, inst: Instance, lam: Fraction, t: Fraction,
 # -- judging a theorem's conclusion from Lemma T4 ----------------------------------------------
 
 def _center_json(b: list, digits: int) -> list[list[str]]:
-    from .numbers import bounds_to_json
     return [bounds_to_json(lo, hi, digits) for lo, hi in b]
 
 
@@ -182,8 +175,7 @@ def _lf_limit(inst: Instance, lf: LeaderFollowerBound, digits: int) -> dict:
     P = lf.attention_limit()
     return {"clusters": _clusters_json(inst, lf, digits), "attention_limit": P,
             "attention_rank": len(lf.clusters),
-            "rate": {"constant": str(float(lf.rate)),
-                     "statement": "for t >= T: |P_ij(t) - P*_ij| <= (n-1) exp(-c e^{lambda t})",
+            "rate": {"statement": "for t >= T: |P_ij(t) - P*_ij| <= (n-1) exp(-c e^{lambda t})",
                      "c_lower_bound": lf.to_json(digits)["rate_constant"]}}
 
 
@@ -281,7 +273,6 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     -------
     Verification
     """
-    from .numbers import to_fraction
     from .regimes import classify
 
     if theorem not in THEOREMS + ("auto",):
@@ -297,7 +288,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     hyp = report.theorems[thm].hypotheses_hold
     out = Verification(instance, thm, hyp, "undecided", "", digits, backend)
     t0 = _time.perf_counter()
-    lam = _scalar_V(instance)
+    lam = instance.scalar_V
     if isinstance(instance.time, Discrete):
         out.reason = ("no tail lemma for discrete time is implemented: nothing about "
                       "k → ∞ is proved (use `certified simulate` for finite depth)")
@@ -328,6 +319,8 @@ def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax:
         if t < state["last_t"]:  # the driver restarted at higher precision
             state["next"] = check_every
         state["last_t"] = t
+        if "first" in state and _time.perf_counter() >= state["refine_until"]:
+            return True  # refinement budget spent: report the last success
         if t < state["next"]:
             return False
         while state["next"] <= t:
@@ -354,9 +347,9 @@ def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax:
                               times=[0])
     out.trajectory = traj
     out.attempts = list(getattr(traj, "attempts", []))
+    # A success in a run that was later abandoned for more precision is still proved:
+    # its boxes came from validated steps.
     lf: LeaderFollowerBound | None = state.get("lf")
-    if lf is not None and lf.T > traj.certified_until:  # from an abandoned lower-precision run
-        lf = None
     if lf is None:
         out.verdict = "undecided"
         out.reason = (f"Lemma T4 could not be verified up to t = {traj.certified_until} "
@@ -366,8 +359,8 @@ def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax:
     out.tail = lf
     first: LeaderFollowerBound = state["first"]
     out.timescale = {"T_first": str(first.T), "T_first_float": float(first.T),
-                     "delta0_at_first": str(float(first.delta0)),
-                     "T_used": str(lf.T), "delta0_at_T_used": str(float(lf.delta0)),
+                     "delta0_at_first": decimal_ceil(first.delta0, 6),
+                     "T_used": str(lf.T), "delta0_at_T_used": decimal_ceil(lf.delta0, 6),
                      "meaning": "T_first: first check time at which Lemma T4's hypotheses "
                                 "held (checks every " + str(check_every) + "); T_used: the "
                                 "time of the lemma reported (integration continued while "
@@ -395,7 +388,6 @@ def _run_energy(out: Verification, inst: Instance, mu: Fraction, tmax: Fraction,
     out.tail = nb
     out.timescale = {"T": str(T), "T_float": float(T),
                      "meaning": "time of the enclosure the energy lemma T6 starts from"}
-    from .numbers import bounds_to_json
     proved = {"sup_{t>=T} max_i x_i^T B x_i <=": bounds_to_json(Fraction(0), nb.qmax, digits)[1],
               "for t >= T": "x_i(t)^T B x_i(t) <= log n + (q_i(T) - log n)^+ e^{-2 mu (t - T)}",
               "T": str(T)}

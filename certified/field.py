@@ -68,10 +68,7 @@ class AttentionField:
         self.V = _exact_array(backend, instance.V)
         self.VT = self.V.T.copy()
         self.B = _exact_array(backend, instance.B)
-        d = self.d
-        v0 = instance.V[0][0]
-        self._scalar_V = v0 if all(instance.V[i][j] == (v0 if i == j else 0)
-                                   for i in range(d) for j in range(d)) else None
+        self._scalar_V = instance.scalar_V
         self._bjet_cache: dict = {}
         #: Evaluate the softmax entrywise as 1/Σ_k e^{s_ik − s_ij} in `velocity` (n³ work,
         #: much tighter on wide and complex boxes); see proofs_notes/integrator.md.

@@ -253,6 +253,14 @@ class Instance:
         return matmul(transpose(self.Q), self.K)
 
     @cached_property
+    def scalar_V(self) -> Fraction | None:
+        """λ when ``V = λI`` exactly, else None."""
+        v0, d = self.V[0][0], self.d
+        if all(self.V[i][j] == (v0 if i == j else 0) for i in range(d) for j in range(d)):
+            return v0
+        return None
+
+    @cached_property
     def R_determinant(self) -> Fraction:
         """``det(I + Δt V)`` in discrete time; 1 in continuous time."""
         if not isinstance(self.time, Discrete):

@@ -15,7 +15,7 @@ data stored in a certificate are exactly the data that were checked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
@@ -291,7 +291,10 @@ class NormBound:
     mu: Fraction
     q_at_T: list[Fraction]
     log_n: Fraction
-    qmax: Fraction = dc_field(default=Fraction(0))
+
+    @property
+    def qmax(self) -> Fraction:
+        return max(max(self.q_at_T), self.log_n)
 
     def to_json(self, digits: int) -> dict:
         return {
@@ -327,4 +330,4 @@ def norm_bound_contracting(bk: Backend, mu: Fraction, B: Sequence[Sequence[Fract
         val = bk.matmul(bk.matmul(x.reshape(1, -1), Bm), x.reshape(-1, 1))[0, 0]
         q.append(bk.bounds(val)[1])
     log_n = _log_upper(bk, n)
-    return NormBound(T, mu, q, log_n, max(max(q), log_n))
+    return NormBound(T, mu, q, log_n)
