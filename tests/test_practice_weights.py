@@ -118,3 +118,67 @@ def test_cli_weights_table(capsys):
     assert code == 0
     assert out.splitlines()[0].startswith("| layer |")
     assert "| 0 | 12 |" in out
+
+
+# -- the forward pass on real text (approximate, float64) ---------------------------------
+REFERENCE = os.path.join(os.path.dirname(__file__), "data", "minilm_reference.npz")
+
+
+def test_forward_pass_matches_the_reference_implementation(weights):
+    # Reference: Hugging Face transformers 5.24 BertModel (eager attention, torch 2.13 CPU,
+    # float32), run once on the first shipped sentence; see the file's `note`.
+    pytest.importorskip("tokenizers")
+    from certified.practice.forward import forward, tokenize
+
+    ref = np.load(REFERENCE)
+    with open(os.path.join(os.path.dirname(__file__), "..", "certified", "data",
+                           "sentences.txt"), encoding="utf-8") as fh:
+        ids, toks = tokenize(fh.readline().strip())
+    assert ids == ref["ids"].tolist() and toks[0] == "[CLS]" and toks[-1] == "[SEP]"
+    fp = forward(weights, ids, toks)
+    assert fp.attn.shape == ref["attn"].shape == (6, 12, len(ids), len(ids))
+    assert np.abs(fp.attn - ref["attn"]).max() < 5e-6
+    assert np.abs(fp.hidden[0] - ref["hidden"][0]).max() < 5e-6
+    assert np.abs(fp.hidden[-1] - ref["hidden"][1]).max() < 2e-5
+    assert np.allclose(fp.attn.sum(axis=-1), 1.0)
+
+
+def test_cluster_counters():
+    from certified.practice.forward import groups, leaders
+
+    P = np.array([[0.9, 0.1, 0], [0.2, 0.7, 0.1], [0.6, 0.3, 0.1]])
+    assert leaders(P) == 2
+    Z = np.array([[0.0, 0], [0.001, 0], [1, 0], [1, 0.005], [5, 5]])
+    assert groups(Z, rel_tol=1e-2) == 3  # diam ≈ 7.07: 0.0707 merges the close pairs
+    assert groups(Z, rel_tol=1e-4) == 5
+    assert groups(Z * 1e-3, rel_tol=1e-2, scale=7.07) == 1  # shrunk configuration
+
+
+def test_idealized_run_with_identity_value_clusters_at_the_hull_vertices():
+    # Theorem 3.1's setting in discrete time (Δt = 1/4): V = I, scores ⟨x_i, x_j⟩. Four
+    # square corners are their own leaders; an inner token joins the corner its score
+    # prefers, so 4 leaders and 4 groups remain.
+    from certified.practice.forward import idealized_run
+
+    s = 32 ** 0.25  # the run divides scores by √d_head
+    X0 = np.array([[1.0, 1], [1, -1], [-1, 1], [-1, -1], [0.3, 0.2]])
+    run = idealized_run(X0, s * np.eye(2), s * np.eye(2), np.eye(2), layers=40, dt=0.25)
+    assert run.finite and run.leaders[-1] == 4 and run.groups[-1] == 4
+    assert run.boolean[-1] > 0.999
+
+
+def test_cli_forward(tmp_path, capsys):
+    pytest.importorskip("tokenizers")
+    f = tmp_path / "s.txt"
+    f.write_text("Attention makes tokens cluster.\n", encoding="utf-8")
+    out = tmp_path / "rec.json"
+    code = main(["forward", "--sentences", str(f), "--layers", "5", "--out", str(out)])
+    printed, _ = capsys.readouterr()
+    assert code == 0 and "| positive | 23 |" in printed
+    import json
+
+    res = json.loads(out.read_text())
+    assert res["approximate"] is True and len(res["records"]) == 72
+    code = main(["forward", "--sentences", str(tmp_path / "missing.txt")])
+    _, err = capsys.readouterr()
+    assert code == 2 and "--sentences" in err

