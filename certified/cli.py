@@ -344,6 +344,56 @@ def forward(sentences_file: str | None, layers: int, dt: float, out: str | None,
     click.echo("\n".join(lines))
 
 
+@cli.command()
+@click.option("--plot-dir", default=None, type=click.Path(file_okay=False),
+              help="Write section12_2.png and weight_sharing.png into this folder.")
+@click.option("--out", default=None, help="Write the measurements (JSON) to this file.")
+@click.option("--layers", type=click.IntRange(min=1, max=10_000), default=40,
+              show_default=True, help="Layers of the weight-sharing runs.")
+@click.option("--step", type=click.FloatRange(min=0, min_open=True, max=0.1), default=1e-3,
+              show_default=True, help="RK4 step of the Section 12.2 runs.")
+def variants(plot_dir: str | None, out: str | None, layers: int, step: float) -> None:
+    """The open variants, APPROXIMATE (float64): Section 12.2's feed-forward dynamics
+    (three rows), and multi-head / layer-dependent weights with MiniLM's attention.
+
+    Needs the model package for the second part (see `certified weights --help`).
+    """
+    from pathlib import Path
+
+    from .practice.variants import (plot_section_12_2, plot_weight_sharing, section_12_2,
+                                    weight_sharing_study)
+    from .practice.weights import load_minilm
+
+    w, _ = load_minilm()  # fail early, before any work, if the model is missing
+    rows = section_12_2(h=step) + section_12_2(h=step, form="x")
+    text = (Path(__file__).resolve().parent / "data" / "sentences.txt").read_text("utf-8")
+    study = weight_sharing_study(w, [s for s in text.splitlines() if s.strip()],
+                                 n_layers=layers)
+    if plot_dir is not None:
+        Path(plot_dir).mkdir(parents=True, exist_ok=True)
+        plot_section_12_2(rows, str(Path(plot_dir) / "section12_2.png"))
+        plot_weight_sharing(study, str(Path(plot_dir) / "weight_sharing.png"))
+    res = {"approximate": True, "section_12_2": [r.to_json() for r in rows],
+           "weight_sharing": {k: [r.to_json() for r in v] for k, v in study.items()}}
+    if out is not None:
+        _write_atomic(out, json.dumps(res) + "\n")
+    lines = ["| Section 12.2 row | reading | groups of φ₁*(z) at T = 5 | "
+             "max|z(T)| / max|z(0)| | max|φ₁*(z(T))| / max|φ₁*(z(0))| |",
+             "|---|---|---:|---:|---:|"]
+    for r in rows:
+        wname = "I" if r.W.shape == (2, 2) and (r.W == [[1, 0], [0, 1]]).all() else "random"
+        lines.append(f"| σ = {r.sigma}, W = {wname} | {r.form}-form | {r.hyperplane_groups} | "
+                     f"{r.radius_ratio:.3g} | {r.phi_ratio:.3g} |")
+    lines += ["", f"| weights | leaders at layer {layers} (mean) | direction groups (mean) |",
+              "|---|---:|---:|"]
+    for k, runs in study.items():
+        fin = [r for r in runs if r.finite]
+        lead = sum(sum(r.leaders[-1]) / len(r.leaders[-1]) for r in fin) / max(1, len(fin))
+        grp = sum(r.groups[-1] for r in fin) / max(1, len(fin))
+        lines.append(f"| {k} | {lead:.2f} | {grp:.2f} |")
+    click.echo("\n".join(lines))
+
+
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 

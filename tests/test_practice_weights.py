@@ -182,3 +182,19 @@ def test_cli_forward(tmp_path, capsys):
     code = main(["forward", "--sentences", str(tmp_path / "missing.txt")])
     _, err = capsys.readouterr()
     assert code == 2 and "--sentences" in err
+
+
+def test_cli_variants(tmp_path, capsys):
+    pytest.importorskip("tokenizers")
+    import json
+
+    code = main(["variants", "--layers", "5", "--step", "0.01", "--plot-dir",
+                 str(tmp_path / "figs"), "--out", str(tmp_path / "v.json")])
+    printed, _ = capsys.readouterr()
+    assert code == 0 and "| σ = tanh, W = I | x-form |" in printed
+    res = json.loads((tmp_path / "v.json").read_text())
+    assert res["approximate"] is True and len(res["section_12_2"]) == 6
+    assert set(res["weight_sharing"]) == {"one head, shared", "12 heads, shared",
+                                          "12 heads, per layer"}
+    assert (tmp_path / "figs" / "section12_2.png").stat().st_size > 10_000
+    assert (tmp_path / "figs" / "weight_sharing.png").stat().st_size > 10_000
