@@ -281,6 +281,10 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     tmax = to_fraction(t_max, "t_max")
     if tmax <= 0:
         raise InputError("t_max", f"{tmax} is not positive", "a number > 0")
+    if instance.variant is not None:
+        raise InputError("variant", "the theorems' limit statements are about the paper's "
+                         "dynamics, not the open variants",
+                         "an instance without 'variant' (simulate the variant instead)")
     if digits < 5:
         raise InputError("digits", f"{digits} is too small", "digits >= 5")
     report = classify(instance)

@@ -33,11 +33,84 @@ from .arith.base import Backend
 from .exact import Matrix, from_fmpq_mat, to_fmpq_mat
 from .instance import Instance
 
-__all__ = ["AttentionField"]
+__all__ = ["AttentionField", "AttentionSeries"]
 
 
 def _exact_array(backend: Backend, m: Matrix) -> np.ndarray:
     return backend.array([[x for x in row] for row in m])
+
+
+class AttentionSeries:
+    """Taylor coefficients of the attention drift of one field, one order at a time.
+
+    The recurrences of :meth:`AttentionField.jets` (Moore / Jorba–Zou: Cauchy products,
+    exp, quotient; Lemma I2) as an incremental object: after the caller has appended the
+    state coefficient ``Z[k]`` to the shared list ``Z``, :meth:`advance` returns the
+    coefficient k of W_i = Σ_j P_ij z_j (original variable) or Σ_j P_ij (z_j − z_i)
+    (rescaled). The caller multiplies by Vᵀ and integrates; composite vector fields
+    (several heads, a nonlinearity after the attention) combine several series.
+
+    Attributes ``G``, ``U``, ``E``, ``Zs``, ``P`` are the coefficient lists of the
+    intermediate series (z_iᵀB(t), shifted scores, their exponentials, row sums, P), shared
+    with the tangent recurrences of :meth:`AttentionField._jets`.
+    """
+
+    def __init__(self, field: "AttentionField", Z: list[np.ndarray], t: object, order: int,
+                 leaders: Sequence[int]) -> None:
+        self.field, self.Z = field, Z
+        self.groups: dict[int, list[int]] = {}
+        for i, c in enumerate(leaders):
+            self.groups.setdefault(c, []).append(i)
+        self.lead = np.asarray(leaders)
+        self.Bk = field.B_jets(t, order) if field.variable == "z" else []
+        self.G: list[np.ndarray] = []
+        self.U: list[np.ndarray] = []
+        self.E: list[np.ndarray] = []
+        self.Zs: list[np.ndarray] = []
+        self.P: list[np.ndarray] = []
+
+    def _cauchy(self, left: list[np.ndarray], right: list[np.ndarray], k: int) -> np.ndarray:
+        """Σ_{a=0}^{k} left[a] @ right[k − a] as one stacked matrix product."""
+        L = np.concatenate([left[a] for a in range(k + 1)], axis=1)
+        R = np.concatenate([right[k - a] for a in range(k + 1)], axis=0)
+        return self.field.backend.matmul(L, R)
+
+    def advance(self, k: int) -> np.ndarray:
+        """Coefficient k of the drift W (shape (n, d)); needs ``Z[0..k]``."""
+        f, bk, Z = self.field, self.field.backend, self.Z
+        n = f.n
+        G, U, E, Zs, P = self.G, self.U, self.E, self.Zs, self.P
+        if f.variable == "x":  # B is constant: only the a = k term survives
+            G.append(bk.matmul(Z[k], f.B))
+        else:
+            G.append(self._cauchy(Z, self.Bk, k))
+        if k == 0:
+            # Order 0 by direct score differences z_iᵀB(z_j − z_l): exp needs them
+            # accurate in absolute terms (they are multiplied by e^{2t}).
+            Uk = bk.zeros((n, n))
+            for c, rws in self.groups.items():
+                Uk[rws] = bk.matmul(G[0][rws], (Z[0] - Z[0][c]).T.copy())
+        else:
+            Mk = self._cauchy(G, [z.T for z in Z], k)  # Σ_m G_m Z_{k−m}ᵀ: all scores
+            Uk = Mk - Mk[np.arange(n), self.lead].reshape(n, 1)
+        U.append(Uk)
+        if k == 0:
+            E.append(bk.exp_array(Uk))
+        else:
+            # Σ_{m=1}^{k} m U_m E_{k−m} as one vectorized object-array operation
+            Us = np.stack([U[m] * m for m in range(1, k + 1)])
+            Es = np.stack([E[k - m] for m in range(1, k + 1)])
+            E.append((Us * Es).sum(axis=0) / k)
+        Zs.append(E[k].sum(axis=1).reshape(n, 1))
+        if k == 0:
+            Pk = E[0] / Zs[0]
+        else:
+            Zst = np.stack([Zs[m] for m in range(1, k + 1)])
+            Pst = np.stack([P[k - m] for m in range(1, k + 1)])
+            Pk = (E[k] - (Zst * Pst).sum(axis=0)) / Zs[0]
+        P.append(Pk)
+        W = self._cauchy(P, Z, k)
+        return W - Z[k] if f.variable == "z" else W
 
 
 class AttentionField:
@@ -213,51 +286,12 @@ class AttentionField:
             for q in range(N):
                 seed[q, q // d, q % d] = one
             dZ.append(seed)
-        lead = np.asarray(leaders)
-        rows = np.arange(n)
-        G, D, U, E, Zs, P = [], [], [], [], [], []
+        ser = AttentionSeries(self, Z, t, order, leaders)
+        G, D, U, E, Zs, P = ser.G, [], ser.U, ser.E, ser.Zs, ser.P
         dG, dD, dU, dE, dZs, dP = [], [], [], [], [], []
-
-        def cauchy(left: list[np.ndarray], right: list[np.ndarray], k: int) -> np.ndarray:
-            """Σ_{a=0}^{k} left[a] @ right[k − a] as one stacked matrix product."""
-            L = np.concatenate([left[a] for a in range(k + 1)], axis=1)
-            R = np.concatenate([right[k - a] for a in range(k + 1)], axis=0)
-            return bk.matmul(L, R)
-
         for k in range(order):
-            if self.variable == "x":  # B is constant: only the a = k term survives
-                G.append(bk.matmul(Z[k], self.B))
-            else:
-                G.append(cauchy(Z, Bk, k))
-            if k == 0:
-                # Order 0 by direct score differences z_iᵀB(z_j − z_l): exp needs them
-                # accurate in absolute terms (they are multiplied by e^{2t}).
-                Uk = bk.zeros((n, n))
-                for c, rws in groups.items():
-                    Uk[rws] = bk.matmul(G[0][rws], (Z[0] - Z[0][c]).T.copy())
-            else:
-                Mk = cauchy(G, [z.T for z in Z], k)  # Σ_m G_m Z_{k−m}ᵀ: all scores
-                Uk = Mk - Mk[rows, lead].reshape(n, 1)
-            U.append(Uk)
-            if k == 0:
-                E.append(bk.exp_array(Uk))
-            else:
-                # Σ_{m=1}^{k} m U_m E_{k−m} as one vectorized object-array operation
-                Us = np.stack([U[m] * m for m in range(1, k + 1)])
-                Es = np.stack([E[k - m] for m in range(1, k + 1)])
-                E.append((Us * Es).sum(axis=0) / k)
-            Zs.append(E[k].sum(axis=1).reshape(n, 1))
-            if k == 0:
-                Pk = E[0] / Zs[0]
-            else:
-                Zst = np.stack([Zs[m] for m in range(1, k + 1)])
-                Pst = np.stack([P[k - m] for m in range(1, k + 1)])
-                Pk = (E[k] - (Zst * Pst).sum(axis=0)) / Zs[0]
-            P.append(Pk)
-            W = cauchy(P, Z, k)
-            if self.variable == "z":
-                W = W - Z[k]
-            Z.append(bk.matmul(W, self.VT) / (k + 1))
+            Z.append(bk.matmul(ser.advance(k), self.VT) / (k + 1))
+            Pk = P[k]
             if not tangents:
                 continue
             # Forward-mode derivatives of the same recurrences (product rule).

@@ -17,7 +17,7 @@ import sys
 import time as _time
 from dataclasses import dataclass, field as dc_field
 from fractions import Fraction
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -153,7 +153,10 @@ def _linear_change(bk: Backend, field: AttentionField, S: LohnerSet, t: Fraction
     return S.linear_image(M, bk).reshape(n, d)
 
 
-def _initial_set(inst: Instance, bk: Backend, box: np.ndarray | None) -> LohnerSet:
+def _initial_set(inst: Instance, bk: Backend, box: "np.ndarray | LohnerSet | None"
+                 ) -> LohnerSet:
+    if isinstance(box, LohnerSet):  # continuing from a previous run's set
+        return box
     if box is None:
         return LohnerSet.from_exact([x for row in inst.X0 for x in row], bk)
     return LohnerSet.from_box(box.reshape(-1), bk)
@@ -164,11 +167,14 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                     progress: bool, coordinates: str = "z",
                     initial_box: np.ndarray | None = None,
                     deadline: float | None = None, target_bits: int | None = None,
-                    until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None = None
+                    until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None = None,
+                    field_factory: Callable[[Backend], Any] | None = None
                     ) -> Trajectory:
     target_bits = target_bits if target_bits is not None else bits - order // 2
     with bk.workprec(bits):
-        field = AttentionField(inst, bk, coordinates)
+        # A variant's field (certified.variant) follows the same stepper protocol.
+        field = field_factory(bk) if field_factory is not None else \
+            AttentionField(inst, bk, coordinates)
         n, d = inst.n, inst.d
         S = _initial_set(inst, bk, initial_box)
         t = Fraction(0)
@@ -239,6 +245,51 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                           order, bk)
         traj.stopped_by_predicate = stopped_by_predicate
         return traj
+
+
+def _run_variant(inst: Instance, t_final: Fraction, report: list[Fraction], bits: int,
+                 order: int, bk: Backend, h_max: Fraction, progress: bool,
+                 deadline: float | None, target_bits: int | None) -> Trajectory:
+    """A variant (certified.variant) in x; piecewise weights piece by piece.
+
+    On each piece the field is smooth and the stepper's contract holds; the set at a
+    switching time is the initial set of the next piece, so the chain of enclosures is
+    valid across switches (Lemma V1).
+    """
+    from dataclasses import replace
+
+    from .variant import Pieces, variant_field
+
+    var = inst.variant
+    if not isinstance(var, Pieces):
+        return _run_continuous(inst, t_final, report, bits, order, bk, "x", h_max, progress,
+                               "x", None, deadline, target_bits, None,
+                               field_factory=lambda b: variant_field(inst, b))
+    cuts = [Fraction(0)] + [s for s in var.starts if s < t_final] + [t_final]
+    weights = [(inst.V, inst.Q, inst.K)] + [(w.V, w.Q, w.K) for w in var.weights]
+    times: list[Fraction] = []
+    tokens: list[np.ndarray] = []
+    attn: list[np.ndarray] = []
+    steps: list[StepResult] = []
+    start: LohnerSet | None = None
+    reached = Fraction(0)
+    for i, (a, c) in enumerate(zip(cuts, cuts[1:])):
+        rep = [s - a for s in report if a <= s <= c and s not in times]
+        tr = _run_continuous(inst, c - a, rep, bits, order, bk, "x", h_max, progress, "x",
+                             start, deadline, target_bits, None,
+                             field_factory=lambda b, w=weights[i]: variant_field(inst, b, w))
+        times += [s + a for s in tr.times]
+        tokens += tr.tokens
+        attn += tr.attention
+        steps += [replace(st, t0=st.t0 + a) for st in tr.steps]
+        reached = a + tr.certified_until
+        if tr.certified_until < c - a or not tr.steps:
+            break
+        start = tr.steps[-1].output_set
+    not_cert = [s for s in sorted(set(report)) if s > reached or s not in times]
+    traj = Trajectory(inst, "x", times, tokens, attn, reached, not_cert, steps, bits, order, bk)
+    traj.stopped_by_predicate = False
+    return traj
 
 
 def _run_discrete(inst: Instance, t_final: Fraction, report: list[Fraction], bits: int,
@@ -358,6 +409,16 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
         if s < 0 or s > tf:
             raise InputError("times", f"{s} is outside [0, t_final = {tf}]",
                              "times between 0 and t_final")
+    if instance.variant is not None:
+        from .variant import certifiable
+
+        why = certifiable(instance.variant)
+        if why is not None:
+            raise InputError("variant", why, "a smooth variant (tanh x-form, heads, pieces); "
+                             "approximate runs: certified.variant.approx_variant")
+        if variable != "x" or until is not None or initial_box is not None:
+            raise InputError("variable", "a variant is integrated and reported in x only",
+                             "variable 'x' (no until= or initial_box=)")
     if isinstance(instance.time, Discrete):
         for s in report:
             if (s / instance.time.dt).denominator != 1:
@@ -382,6 +443,9 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
     while True:
         if isinstance(instance.time, Discrete):
             traj = _run_discrete(instance, tf, report, b, bk, variable, progress)
+        elif instance.variant is not None:
+            traj = _run_variant(instance, tf, report, b, K, bk, hm, progress, deadline,
+                                target + (b - start_bits))
         else:
             traj = _run_continuous(instance, tf, report, b, K, bk, variable, hm, progress,
                                    coordinates, initial_box, deadline,

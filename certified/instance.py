@@ -30,7 +30,7 @@ __all__ = ["Continuous", "Discrete", "TimeMode", "Instance", "FORMAT", "VERSION"
 
 FORMAT = "certified/instance"
 VERSION = 1
-_KEYS = ("format", "version", "name", "V", "Q", "K", "X0", "time")
+_KEYS = ("format", "version", "name", "V", "Q", "K", "X0", "time", "variant")
 _MATRIX_ACCEPTED = "a non-empty rectangular list of rows of numbers (or a 2-D array)"
 
 
@@ -132,11 +132,14 @@ class Instance:
     X0: Matrix
     time: TimeMode = field(default_factory=Continuous)
     name: str | None = None
+    #: An open variant (:mod:`certified.variant`): feed-forward, multi-head or piecewise
+    #: weights; None for the paper's dynamics.
+    variant: Any = None
 
     # -- construction ---------------------------------------------------------------
     @classmethod
     def create(cls, *, V: Any, Q: Any, K: Any, X0: Any, time: Any = "continuous",
-               name: str | None = None) -> "Instance":
+               name: str | None = None, variant: Any = None) -> "Instance":
         """Validate and build an instance from Python values (see module docstring)."""
         Vm, Qm, Km, Xm = (_matrix(V, "V"), _matrix(Q, "Q"), _matrix(K, "K"), _matrix(X0, "X0"))
         d = len(Vm)
@@ -155,7 +158,15 @@ class Instance:
         if name is not None and (not isinstance(name, str) or isinstance(name, JsonNumber)):
             kind = "number" if isinstance(name, JsonNumber) else type(name).__name__
             raise InputError("name", f"a {kind} is not a label", "a string")
-        inst = cls(Vm, Qm, Km, Xm, mode, name)
+        var = None
+        if variant is not None:
+            from .variant import parse_variant
+
+            var = parse_variant(variant, d)
+            if isinstance(mode, Discrete):
+                raise InputError("variant", "is for continuous time only",
+                                 "time \"continuous\" with a variant")
+        inst = cls(Vm, Qm, Km, Xm, mode, name, var)
         if isinstance(mode, Discrete) and inst.R_determinant == 0:
             raise InputError("time.discrete",
                              f"R = I + Δt·V is singular for Δt = {fraction_to_str(mode.dt)}",
@@ -181,7 +192,8 @@ class Instance:
             if key not in obj:
                 raise InputError(key, "missing", f"a matrix under the key {key!r}")
         return cls.create(V=obj["V"], Q=obj["Q"], K=obj["K"], X0=obj["X0"],
-                          time=obj.get("time", "continuous"), name=obj.get("name"))
+                          time=obj.get("time", "continuous"), name=obj.get("name"),
+                          variant=obj.get("variant"))
 
     @classmethod
     def loads(cls, text: str) -> "Instance":
@@ -213,6 +225,8 @@ class Instance:
             out["name"] = self.name
         out.update(V=mat(self.V), Q=mat(self.Q), K=mat(self.K), X0=mat(self.X0),
                    time=self.time.to_json())
+        if self.variant is not None:
+            out["variant"] = self.variant.to_json()
         return out
 
     def dumps(self) -> str:

@@ -312,7 +312,13 @@ class _Classifier:
                             "proofs carry over to discrete time with no stated step-size "
                             "condition (uncertain). The checks above are the continuous-time "
                             "hypotheses."}
-        return {"mode": "continuous"}
+        out: dict[str, Any] = {"mode": "continuous"}
+        if self.inst.variant is not None:
+            out["variant"] = self.inst.variant.to_json()
+            out["note"] = ("the instance carries an open variant (certified.variant); the checks "
+                           "above are for its own V, Q, K in the paper's dynamics, which no "
+                           "theorem extends to the variant")
+        return out
 
 
 def classify(instance: Instance) -> RegimeReport:
