@@ -1,0 +1,170 @@
+"""Audit records: Lemma S1 against independent oracles, the shipped Remark 7.9 records,
+the T4 path, certificates, and bad records."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction as F
+
+import mpmath
+import pytest
+from flint import arb, ctx
+
+from certified import Instance
+from certified.audit import AuditRecord, audit_certificate, public, run_audit, shipped_records
+from certified.certificate import verify_digest
+from certified.certify import certify
+from certified.cli import main
+from certified.errors import InputError
+from certified.symmetric_pair import _integral, applies, symmetric_pair_limit
+
+I2 = [["1", "0"], ["0", "1"]]
+
+
+def remark(eps: str, **kw) -> Instance:
+    return Instance.from_json({"V": I2, "Q": I2, "K": I2, "X0": [["1", eps], ["1", "-" + eps]],
+                               **kw})
+
+
+@pytest.mark.parametrize("u0", [F(1, 4), F(1, 25), F(1, 100), F(3)])
+def test_integral_matches_mpmath_quadrature(u0):
+    with mpmath.workdps(40):
+        ref = mpmath.quad(lambda u: 1 / (u * mpmath.expm1(2 * u)),
+                          [mpmath.mpf(u0.numerator) / u0.denominator, 1, 10, mpmath.inf])
+        I = _integral(u0, 160)
+        with ctx.workprec(200):
+            # the quadrature is good to ~1e-38 (not a proof): compare within that
+            diff = abs(I.mid() - arb(mpmath.nstr(ref, 38)))
+            assert float(diff.upper()) < 1e-36
+        assert float(I.rad()) < 1e-30
+
+
+def test_limit_distance_matches_a_30_digit_odefun_run():
+    # Independent: the two-token z-ODE itself, integrated by mpmath.odefun to t = 4 (the
+    # remaining motion after t = 4 is below e^(−200)), against the closed form of S1.
+    def f(t, y):
+        e = mpmath.exp(2 * t)
+        s11, s22 = e * (y[0] ** 2 + y[1] ** 2), e * (y[2] ** 2 + y[3] ** 2)
+        s12 = e * (y[0] * y[2] + y[1] * y[3])
+        p12, p21 = 1 / (1 + mpmath.exp(s11 - s12)), 1 / (1 + mpmath.exp(s22 - s12))
+        return [p12 * (y[2] - y[0]), p12 * (y[3] - y[1]), p21 * (y[0] - y[2]),
+                p21 * (y[1] - y[3])]
+
+    with mpmath.workdps(30):
+        y = mpmath.odefun(f, 0, [1, mpmath.mpf(1) / 2, 1, -mpmath.mpf(1) / 2])(4)
+        gap = y[1] - y[3]
+    L = symmetric_pair_limit(remark("1/2"), 128)
+    with ctx.workprec(128):
+        assert abs(float(L.distance.mid()) - float(gap)) < 1e-25
+        assert float(L.distance.rad()) < 1e-30
+
+
+def test_lemma_S1_limits_lie_in_the_T4_boxes_of_the_integrator():
+    # A second, independent route: validated integration + Lemma T4 (certify) on ε = 1/2.
+    inst = remark("1/2")
+    v = certify(inst, "3.1", digits=30, max_seconds=60, refine_seconds=0)
+    assert v.verdict == "certified"
+    L = symmetric_pair_limit(inst, 128)
+    for box, lim in zip(v.tail.centers, L.limits):
+        for (lo, hi), c in zip(box, lim):
+            assert lo <= F(float(c.mid())) <= hi
+
+
+@pytest.mark.parametrize("x0, why", [
+    ([["1", "1/2"], ["1/2", "-3/4"]], "|x₁(0)| = |x₂(0)|"),
+    ([["1", "1/2"], ["1", "1/2"]], "≠"),
+])
+def test_S1_hypotheses_are_checked_exactly(x0, why):
+    inst = Instance.from_json({"V": I2, "Q": I2, "K": I2, "X0": x0})
+    assert why in applies(inst)
+
+
+def test_S1_other_hypotheses():
+    three = Instance.from_json({"V": I2, "Q": I2, "K": I2, "X0": [["1", "0"], ["0", "1"],
+                                                                  ["1", "1"]]})
+    assert "two tokens" in applies(three)
+    skew = Instance.from_json({"V": [["1", "1"], ["0", "1"]], "Q": I2, "K": I2,
+                               "X0": [["1", "1/2"], ["1", "-1/2"]]})
+    assert "λI" in applies(skew)
+    d3 = Instance.from_json({"V": [["2", "0", "0"], ["0", "2", "0"], ["0", "0", "2"]],
+                             "Q": [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]],
+                             "K": [["3", "0", "0"], ["0", "3", "0"], ["0", "0", "3"]],
+                             "X0": [["1", "2", "2"], ["2", "1", "-2"]]})  # equal norms 3
+    assert applies(d3) is None
+    L = symmetric_pair_limit(d3)
+    assert L.u0 == 3 * F(1 + 1 + 16, 4)  # β|w₀|², w₀ = (−1/2, 1/2, 2)
+
+
+@pytest.mark.parametrize("path", shipped_records(), ids=lambda p: p.stem)
+def test_shipped_records_replay(path, tmp_path, capsys):
+    out = tmp_path / "cert.json"
+    code = main(["audit", str(path), "--out", str(out)])
+    printed, err = capsys.readouterr()
+    assert code == 0, err
+    res = json.loads(printed)
+    verdicts = {c["id"]: c["verdict"] for c in res["claims"]}
+    assert verdicts == {"one-cluster": "fails", "P-to-identity": "holds",
+                        "P-to-half-ones": "fails"}
+    cert = json.loads(out.read_text())
+    assert verdict_digest_ok(cert)
+    dist = res["claims"][0]["evidence"]["distance_between_limits"]
+    lo, hi = (F(x) for x in dist)
+    assert 0 < lo <= hi and (hi - lo) / lo < F(1, 10 ** 25)
+
+
+def verdict_digest_ok(cert):
+    if not verify_digest(cert):
+        return False
+    tampered = json.loads(json.dumps(cert))
+    tampered["audit"]["claims"][0]["verdict"] = "holds"
+    return not verify_digest(tampered)
+
+
+def test_remark_7_9_numbers_and_the_float64_view():
+    rec = AuditRecord(json.loads(shipped_records()[0].read_text()))  # ε = 1/10 sorts first
+    assert "1/10" in rec.name
+    res = public(run_audit(rec))
+    with mpmath.workdps(30):
+        lo, hi = (mpmath.mpf(x) for x in res["claims"][0]["evidence"]["distance_between_limits"])
+        assert mpmath.mpf("5.1317308496e-22") < lo <= hi < mpmath.mpf("5.1317308497e-22")
+    # float64 cannot see a score gap of 2·(2.6e-22)²·e^{2t} next to scores e^{2t}: it
+    # reports uniform attention, the opposite of the proved limit P* = I.
+    P = res["float64"]["attention_at_t_final"]
+    assert abs(P[0][1] - 0.5) < 1e-9
+
+
+def test_T4_path_for_a_pair_of_unequal_norms():
+    rec = AuditRecord({"instance": {"V": I2, "Q": I2, "K": I2,
+                                    "X0": [["1", "1/2"], ["1/2", "-3/4"]]},
+                       "claims": [{"id": "a", "statement": "two clusters",
+                                   "reading": {"clusters": 2}},
+                                  {"id": "b", "statement": "rank 1",
+                                   "reading": {"attention_rank": 1}}],
+                       "precision": {"digits": 20, "t_max": "6", "max_seconds": 60},
+                       "float64": {"t_final": "10"}})
+    res = run_audit(rec)
+    assert res["method"].startswith("Lemma T4")
+    assert [c["verdict"] for c in res["claims"]] == ["holds", "fails"]
+    cert = audit_certificate(rec, res)
+    assert cert["verdict"] == "certified" and verify_digest(cert)
+
+
+@pytest.mark.parametrize("record, field", [
+    ({"claims": []}, "instance"),
+    ({"instance": {"V": I2, "Q": I2, "K": I2, "X0": [["1", "0"]]}, "claims": []}, "claims"),
+    ({"instance": {"V": I2, "Q": I2, "K": I2, "X0": [["1", "0"]]},
+      "claims": [{"id": "a", "statement": "s", "reading": {"limit": 1}}]}, "claims[0].reading"),
+    ({"instance": {"V": I2, "Q": I2, "K": I2, "X0": [["1", "0"]]}, "claims": [{"id": "a"}]},
+     "claims[0]"),
+    ({"format": "certified/instance"}, "format"),
+    ({"instance": {}, "claims": [], "extra": 1}, "extra"),
+])
+def test_bad_records_name_the_field(tmp_path, capsys, record, field):
+    with pytest.raises(InputError) as err:
+        AuditRecord(record)
+    assert str(err.value).startswith(field)
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps(record))
+    code = main(["audit", str(f), "--out", str(tmp_path / "c.json")])
+    _, e = capsys.readouterr()
+    assert code == 2 and e.count("\n") == 1 and not (tmp_path / "c.json").exists()
