@@ -212,6 +212,27 @@ def _overlaps(a: arb, b: arb) -> bool:
     return bool(a.overlaps(b))
 
 
+def kernel_vector(A: arb_mat, lam: arb, k: int, r: int) -> list[arb] | None:
+    """ψ with (A − λI)ψ = 0 and ψ_k = 1, for a simple real eigenvalue λ in the ball ``lam``.
+
+    Row r of A − λI is replaced by e_kᵀ and the system solved with right-hand side e_r.
+    If Arb proves the modified matrix nonsingular for every λ in the ball, the solution
+    encloses the kernel vector normalized by ψ_k = 1 (Lemma H5); None if it cannot.
+    """
+    n = A.nrows()
+    M = arb_mat(n, n)
+    for i in range(n):
+        for j in range(n):
+            M[i, j] = int(j == k) if i == r else A[i, j] - (lam if i == j else 0)
+    rhs = arb_mat(n, 1)
+    rhs[r, 0] = 1
+    try:
+        sol = M.solve(rhs)
+    except ZeroDivisionError:
+        return None
+    return [sol[i, 0] for i in range(n)]
+
+
 class Spectrum:
     """The exact spectrum of a rational square matrix V.
 
@@ -535,25 +556,17 @@ class Spectrum:
                 Vm = arb_mat(self._Vq)
                 for k in map(int, ks):
                     for r in map(int, rs):
-                        M = arb_mat(d, d)
-                        for i in range(d):
-                            for j in range(d):
-                                M[i, j] = (1 if j == k else 0) if i == r else \
-                                    Vm[i, j] - (lam if i == j else 0)
-                        rhs = arb_mat(d, 1)
-                        rhs[r, 0] = 1
-                        try:
-                            sol = M.solve(rhs)
-                        except ZeroDivisionError:
+                        vec = kernel_vector(Vm, lam, k, r)
+                        if vec is None:
                             continue
-                        phi = arb_mat(d, 1, [sol[i, 0] for i in range(d)])
+                        phi = arb_mat(d, 1, vec)
                         num = (phi.transpose() * Bm * phi)[0, 0]
                         den = (phi.transpose() * phi)[0, 0]
                         sg = sign(num)
                         if sg is Truth.UNDECIDED or sg == 0:
                             break  # a zero-containing form needs more precision
                         nrm = den.sqrt()
-                        return LeadingEigenvector([sol[i, 0] / nrm for i in range(d)], None,
+                        return LeadingEigenvector([x / nrm for x in vec], None,
                                                   num / den, sg, "interval solve",
                                                   f"unit norm, coordinate {k} positive")
             prec *= 2

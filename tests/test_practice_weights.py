@@ -198,3 +198,24 @@ def test_cli_variants(tmp_path, capsys):
                                           "12 heads, per layer"}
     assert (tmp_path / "figs" / "section12_2.png").stat().st_size > 10_000
     assert (tmp_path / "figs" / "weight_sharing.png").stat().st_size > 10_000
+
+
+def test_layer_sum_of_heads(weights):
+    # Σ_h V_h = W_O W_v of layer 2 (384×384, Gershgorin on a verified similarity): its
+    # leading eigenvalue is real and positive, with ⟨Qφ₁, Kφ₁⟩ < 0 for B = W_qᵀW_k (README).
+    from certified.practice.weights import _layer_sum
+
+    p = "encoder.layer.2.attention."
+    s = _layer_sum(2, weights[p + "self.query.weight"], weights[p + "self.key.weight"],
+                   weights[p + "self.value.weight"], weights[p + "output.dense.weight"])
+    assert s.modulus.kind == "positive" and s.modulus.method == "gershgorin"
+    assert s.form_modulus is not None and s.form_modulus.sign == -1
+    assert float(s.form_modulus.value.rad()) < 1e-6
+    # cross-check the value against a float computation (not a proof)
+    Wo = weights[p + "output.dense.weight"].astype(float)
+    Wv = weights[p + "self.value.weight"].astype(float)
+    w, X = np.linalg.eig(Wo @ Wv)
+    phi = X[:, int(np.argmax(np.abs(w)))].real
+    phi /= np.linalg.norm(phi)
+    val = (weights[p + "self.query.weight"] @ phi) @ (weights[p + "self.key.weight"] @ phi)
+    assert abs(val - float(s.form_modulus.value.mid())) < 1e-4

@@ -37,7 +37,7 @@ from ..balls import arb_to_json, sign
 from ..errors import InputError, UndecidedError
 from ..exact import Inertia, _sign_changes, from_fmpq_mat, to_fmpq_mat
 from ..logic import Truth
-from ..spectrum import Spectrum
+from ..spectrum import Spectrum, kernel_vector
 from .leading import LeadingClass, classify_leading, exact_class
 
 __all__ = ["MODEL_PACKAGE", "INSTALL_HINT", "load_minilm", "HeadReport", "LayerSumReport",
@@ -170,26 +170,13 @@ class LayerSumReport:
 
 def _eigvec_interval(A: arb_mat, lam: arb, guess: np.ndarray, left: np.ndarray
                      ) -> list[arb] | None:
-    """ψ with (A − λI)ψ = 0, ψ_k = 1, for a simple real eigenvalue λ in the ball ``lam``.
-
-    Row r of A − λI is replaced by e_kᵀ (k, r from float guesses of the right and left
-    eigenvectors); if Arb proves the modified matrix nonsingular for every λ in the ball,
-    its solution with right-hand side e_r encloses the kernel vector (Lemma H5).
-    """
-    n = A.nrows()
+    """ψ with (A − λI)ψ = 0 for a simple real eigenvalue λ in the ball ``lam`` (Lemma H5),
+    trying the rows/columns that float guesses of the left/right eigenvectors favour."""
     for k in map(int, np.argsort(-np.abs(guess))[:3]):
         for r in map(int, np.argsort(-np.abs(left))[:3]):
-            M = arb_mat(n, n)
-            for i in range(n):
-                for j in range(n):
-                    M[i, j] = int(j == k) if i == r else A[i, j] - (lam if i == j else 0)
-            rhs = arb_mat(n, 1)
-            rhs[r, 0] = 1
-            try:
-                sol = M.solve(rhs)
-            except ZeroDivisionError:
-                continue
-            return [sol[i, 0] for i in range(n)]
+            vec = kernel_vector(A, lam, k, r)
+            if vec is not None:
+                return vec
     return None
 
 
