@@ -12,11 +12,13 @@ precision policy::
      "float64": {"t_final": "20"}}
 
 Readings (what the claim asserts about the limit t → ∞ in z): ``{"clusters": k}`` (the
-tokens have exactly k distinct limits), ``{"attention_limit": P}`` (P(t) → P, a 0/1
-matrix), ``{"attention_rank": r}``.
+tokens have exactly k distinct limits), ``{"attention_limit": P}`` (P(t) → P, exact
+entries), ``{"attention_rank": r}``, ``{"attention_rank_at_most": r}``,
+``{"attention_boolean": true|false}`` (every entry of lim P is 0 or 1).
 
 :func:`run_audit` decides each claim with a proved lemma — Lemma S1 (two tokens of equal
-norm, :mod:`certified.symmetric_pair`) when it applies, otherwise Lemma T4 through
+norm) or S2 (the odd-symmetric triple in d = 1) of :mod:`certified.symmetric` when one
+applies, otherwise Lemma T4 through
 :func:`certified.certify.certify` — escalating the precision until every claim is decided
 or the cap is reached, and runs a float64 simulation of the same instance side by side
 (labelled approximate). Verdicts: ``holds``, ``fails``, ``undecided``.
@@ -27,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -41,7 +44,8 @@ __all__ = ["FORMAT", "VERSION", "AuditRecord", "load_record", "run_audit", "ship
 FORMAT = "certified/audit"
 VERSION = 1
 _KEYS = {"format", "version", "name", "source", "instance", "claims", "precision", "float64"}
-READINGS = ("clusters", "attention_limit", "attention_rank")
+READINGS = ("clusters", "attention_limit", "attention_rank", "attention_rank_at_most",
+            "attention_boolean")
 
 
 class AuditRecord:
@@ -74,8 +78,7 @@ class AuditRecord:
             r = c["reading"]
             if not isinstance(r, Mapping) or len(r) != 1 or next(iter(r)) not in READINGS:
                 raise InputError(f"{where}.reading", f"{r!r}",
-                                 "one of {\"clusters\": k}, {\"attention_limit\": P}, "
-                                 "{\"attention_rank\": r}")
+                                 "one key of " + ", ".join(READINGS))
             self.claims.append(dict(c))
         p = obj.get("precision", {})
         self.digits = int(p.get("digits", 30))
@@ -113,17 +116,32 @@ def shipped_records() -> list[Path]:
 
 
 # -- judging claims from proved limit data ---------------------------------------------
-def _judge(reading: Mapping[str, Any], clusters: int | None, P_star: list[list[int]] | None
-           ) -> str:
+def _rank(P: list[list[Fraction]]) -> int:
+    from .exact import to_fmpq_mat
+
+    return int(to_fmpq_mat(P).rank())
+
+
+def _judge(reading: Mapping[str, Any], clusters: int | None,
+           P_star: list[list[Fraction]] | None) -> str:
+    """The verdict on one reading from proved limit data (None = not proved)."""
     (kind, want), = reading.items()
     if kind == "clusters":
-        return "undecided" if clusters is None else ("holds" if clusters == want else "fails")
+        # int(): record numbers arrive as exact JSON numbers, not Python ints
+        return "undecided" if clusters is None else \
+            ("holds" if clusters == int(want) else "fails")
     if P_star is None:
         return "undecided"
     if kind == "attention_limit":
-        return "holds" if [list(map(int, r)) for r in want] == P_star else "fails"
-    rank = int(np.linalg.matrix_rank(np.array(P_star, dtype=float)))  # 0/1 matrix: exact
-    return "holds" if rank == int(want) else "fails"
+        claimed = [[to_fraction(x, "reading.attention_limit") for x in row] for row in want]
+        ok = claimed == P_star
+    elif kind == "attention_boolean":
+        ok = all(x in (0, 1) for row in P_star for x in row) == bool(want)
+    elif kind == "attention_rank":
+        ok = _rank(P_star) == int(want)
+    else:
+        ok = _rank(P_star) <= int(want)
+    return "holds" if ok else "fails"
 
 
 def _float_run(inst: Instance, t_final: float) -> dict[str, Any]:
@@ -144,20 +162,26 @@ def _float_run(inst: Instance, t_final: float) -> dict[str, Any]:
             "note": "approximate: float64 cannot resolve score gaps below ~1e-16 of the scores"}
 
 
-def _by_symmetric_pair(rec: AuditRecord) -> dict[str, Any]:
-    from .symmetric_pair import symmetric_pair_limit
+def _by_symmetric(rec: AuditRecord, lemma: str) -> dict[str, Any]:
+    from .symmetric import symmetric_pair_limit, symmetric_triple_limit
 
+    solve = symmetric_pair_limit if lemma == "S1" else symmetric_triple_limit
     bits = 53
     while True:
-        L = symmetric_pair_limit(rec.instance, bits)
-        if L.distance > 0:  # proved positive: the two limits are distinct
+        L = solve(rec.instance, bits)
+        if L.distance > 0:  # proved positive: the limits are distinct
             break
         bits *= 2
-    verdicts = [_judge(c["reading"], 2, [[1, 0], [0, 1]]) for c in rec.claims]
+    if lemma == "S1":
+        clusters, P = 2, [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
+    else:
+        clusters, P = 3, L.attention_limit
+    verdicts = [_judge(c["reading"], clusters, P) for c in rec.claims]
     # Report at the record's precision (enclosures), after the decision at `bits`.
-    shown = symmetric_pair_limit(rec.instance, max(bits, int(rec.digits * 3.33) + 16))
-    return {"method": "Lemma S1 (symmetric pair, exact reduction to t = ∞)",
-            "bits_needed": bits, "evidence": shown.to_json(rec.digits),
+    shown = solve(rec.instance, max(bits, int(rec.digits * 3.33) + 16))
+    name = ("Lemma S1 (symmetric pair, exact reduction to t = ∞)" if lemma == "S1" else
+            "Lemma S2 (odd-symmetric triple in d = 1, exact reduction to t = ∞)")
+    return {"method": name, "bits_needed": bits, "evidence": shown.to_json(rec.digits),
             "verdicts": verdicts, "lemma": shown}
 
 
@@ -173,7 +197,7 @@ def _by_certify(rec: AuditRecord) -> dict[str, Any]:
         tail = v.tail if hasattr(v.tail, "attention_limit") else None  # Lemma T4 data
         clusters = P_star = None
         if tail is not None:
-            P_star = tail.attention_limit()
+            P_star = [[Fraction(x) for x in row] for row in tail.attention_limit()]
             clusters = len(tail.clusters) if _centres_apart(tail) else None
         verdicts = [_judge(c["reading"], clusters, P_star) for c in rec.claims]
         if "undecided" not in verdicts or digits * 2 > rec.max_digits or \
@@ -200,10 +224,11 @@ def _centres_apart(tail: Any) -> bool:
 
 def run_audit(rec: AuditRecord) -> dict[str, Any]:
     """Decide every claim of ``rec`` (spec output plus evidence and the float64 view)."""
-    from .symmetric_pair import applies
+    from .symmetric import find_lemma
 
     t0 = time.perf_counter()
-    res = _by_symmetric_pair(rec) if applies(rec.instance) is None else _by_certify(rec)
+    lemma = find_lemma(rec.instance)
+    res = _by_symmetric(rec, lemma) if lemma is not None else _by_certify(rec)
     out = {
         "record": rec.name, "source": rec.source, "method": res["method"],
         "claims": [{"claim": c["statement"], "id": c["id"], "reading": c["reading"],
@@ -228,13 +253,15 @@ def audit_certificate(rec: AuditRecord, result: dict[str, Any]) -> dict[str, Any
         cert = to_certificate(res["verification"])
     else:
         lemma = res["lemma"]
+        data = lemma.to_json(rec.digits)
+        P = data["attention_limit"]
         cert = {"format": CFORMAT, "version": CVERSION, "theorem": rec.source or rec.name,
                 "hypotheses_hold": True, "verdict": "certified",
-                "limit": {"clusters": [{"members": [0], "center": lemma.to_json(rec.digits)
-                                        ["limits_z"][0]},
-                                       {"members": [1], "center": lemma.to_json(rec.digits)
-                                        ["limits_z"][1]}],
-                          "attention_limit": [[1, 0], [0, 1]], "attention_rank": 2},
+                "limit": {"clusters": [{"members": [i], "center": c}
+                                       for i, c in enumerate(data["limits_z"])],
+                          "attention_limit": P,
+                          "attention_rank": _rank([[to_fraction(str(x), "P") for x in row]
+                                                   for row in P])},
                 "tail_lemma": lemma.to_json(rec.digits),
                 "instance": rec.instance.to_json(),
                 "precision": {"bits": lemma.bits},

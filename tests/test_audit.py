@@ -16,7 +16,7 @@ from certified.certificate import verify_digest
 from certified.certify import certify
 from certified.cli import main
 from certified.errors import InputError
-from certified.symmetric_pair import _integral, applies, symmetric_pair_limit
+from certified.symmetric import _integral, applies, symmetric_pair_limit
 
 I2 = [["1", "0"], ["0", "1"]]
 
@@ -95,6 +95,13 @@ def test_S1_other_hypotheses():
     assert L.u0 == 3 * F(1 + 1 + 16, 4)  # β|w₀|², w₀ = (−1/2, 1/2, 2)
 
 
+EXPECTED = {
+    "remark_7_9": {"one-cluster": "fails", "P-to-identity": "holds", "P-to-half-ones": "fails"},
+    "theorem_2_1_middle_token": {"generic-rank": "fails", "boolean": "fails",
+                                 "row-structure": "holds", "three-limits": "holds"},
+}
+
+
 @pytest.mark.parametrize("path", shipped_records(), ids=lambda p: p.stem)
 def test_shipped_records_replay(path, tmp_path, capsys):
     out = tmp_path / "cert.json"
@@ -103,8 +110,8 @@ def test_shipped_records_replay(path, tmp_path, capsys):
     assert code == 0, err
     res = json.loads(printed)
     verdicts = {c["id"]: c["verdict"] for c in res["claims"]}
-    assert verdicts == {"one-cluster": "fails", "P-to-identity": "holds",
-                        "P-to-half-ones": "fails"}
+    want = next(v for k, v in EXPECTED.items() if path.stem.startswith(k))
+    assert verdicts == want
     cert = json.loads(out.read_text())
     assert verdict_digest_ok(cert)
     dist = res["claims"][0]["evidence"]["distance_between_limits"]
@@ -120,8 +127,31 @@ def verdict_digest_ok(cert):
     return not verify_digest(tampered)
 
 
+def test_middle_token_lemma_matches_a_30_digit_odefun_run():
+    def f(t, y):
+        e = mpmath.exp(2 * t)
+        out = []
+        for i in range(3):
+            s = [e * y[i] * y[j] for j in range(3)]
+            m = max(s)
+            w = [mpmath.exp(v - m) for v in s]
+            out.append(sum(w[j] / sum(w) * (y[j] - y[i]) for j in range(3)))
+        return out
+
+    with mpmath.workdps(30):
+        y = mpmath.odefun(f, 0, [-1, 0, 1])(5)
+    inst = Instance.from_json({"V": [["1"]], "Q": [["1"]], "K": [["1"]],
+                               "X0": [["-1"], ["0"], ["1"]]})
+    from certified.symmetric import symmetric_triple_limit
+
+    L = symmetric_triple_limit(inst, 128)
+    assert abs(float(L.limits[2].mid()) - float(y[2])) < 1e-25 and y[1] == 0
+    assert L.attention_limit[1] == [F(1, 3)] * 3 and float(L.limits[2].rad()) < 1e-30
+
+
 def test_remark_7_9_numbers_and_the_float64_view():
-    rec = AuditRecord(json.loads(shipped_records()[0].read_text()))  # ε = 1/10 sorts first
+    rec = AuditRecord(json.loads(next(p for p in shipped_records()
+                                      if p.stem.endswith("1_10")).read_text()))
     assert "1/10" in rec.name
     res = public(run_audit(rec))
     with mpmath.workdps(30):
