@@ -14,7 +14,9 @@ precision policy::
 Readings (what the claim asserts about the limit t → ∞ in z): ``{"clusters": k}`` (the
 tokens have exactly k distinct limits), ``{"attention_limit": P}`` (P(t) → P, exact
 entries), ``{"attention_rank": r}``, ``{"attention_rank_at_most": r}``,
-``{"attention_boolean": true|false}`` (every entry of lim P is 0 or 1).
+``{"attention_boolean": true|false}`` (every entry of lim P is 0 or 1),
+``{"theorem_5_2_conclusion": true|false}`` (the F-components of the limits lie in ∂K ∪ {0}
+for a bounded convex polytope K ⊂ F).
 
 :func:`run_audit` decides each claim with a proved lemma — Lemma S1 (two tokens of equal
 norm) or S2 (the odd-symmetric triple in d = 1) of :mod:`certified.symmetric` when one
@@ -45,7 +47,7 @@ FORMAT = "certified/audit"
 VERSION = 1
 _KEYS = {"format", "version", "name", "source", "instance", "claims", "precision", "float64"}
 READINGS = ("clusters", "attention_limit", "attention_rank", "attention_rank_at_most",
-            "attention_boolean")
+            "attention_boolean", "theorem_5_2_conclusion")
 
 
 class AuditRecord:
@@ -122,25 +124,35 @@ def _rank(P: list[list[Fraction]]) -> int:
     return int(to_fmpq_mat(P).rank())
 
 
-def _judge(reading: Mapping[str, Any], clusters: int | None,
-           P_star: list[list[Fraction]] | None) -> str:
-    """The verdict on one reading from proved limit data (None = not proved)."""
+def _judge(reading: Mapping[str, Any], facts: Mapping[str, Any]) -> str:
+    """The verdict on one reading from proved limit data.
+
+    ``facts`` may hold ``clusters`` (int), ``P_star`` (exact matrix), ``boolean`` (bool)
+    and ``thm_5_2`` (bool); a missing or None fact leaves the claim undecided.
+    """
     (kind, want), = reading.items()
+    P = facts.get("P_star")
     if kind == "clusters":
+        got = facts.get("clusters")
         # int(): record numbers arrive as exact JSON numbers, not Python ints
-        return "undecided" if clusters is None else \
-            ("holds" if clusters == int(want) else "fails")
-    if P_star is None:
+        return "undecided" if got is None else ("holds" if got == int(want) else "fails")
+    if kind == "theorem_5_2_conclusion":
+        got = facts.get("thm_5_2")
+        return "undecided" if got is None else ("holds" if got == bool(want) else "fails")
+    if kind == "attention_boolean":
+        got = facts.get("boolean")
+        if got is None and P is not None:
+            got = all(x in (0, 1) for row in P for x in row)
+        return "undecided" if got is None else ("holds" if got == bool(want) else "fails")
+    if P is None:
         return "undecided"
     if kind == "attention_limit":
         claimed = [[to_fraction(x, "reading.attention_limit") for x in row] for row in want]
-        ok = claimed == P_star
-    elif kind == "attention_boolean":
-        ok = all(x in (0, 1) for row in P_star for x in row) == bool(want)
+        ok = claimed == P
     elif kind == "attention_rank":
-        ok = _rank(P_star) == int(want)
+        ok = _rank(P) == int(want)
     else:
-        ok = _rank(P_star) <= int(want)
+        ok = _rank(P) <= int(want)
     return "holds" if ok else "fails"
 
 
@@ -176,13 +188,27 @@ def _by_symmetric(rec: AuditRecord, lemma: str) -> dict[str, Any]:
         clusters, P = 2, [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
     else:
         clusters, P = 3, L.attention_limit
-    verdicts = [_judge(c["reading"], clusters, P) for c in rec.claims]
+    verdicts = [_judge(c["reading"], {"clusters": clusters, "P_star": P}) for c in rec.claims]
     # Report at the record's precision (enclosures), after the decision at `bits`.
     shown = solve(rec.instance, max(bits, int(rec.digits * 3.33) + 16))
     name = ("Lemma S1 (symmetric pair, exact reduction to t = ∞)" if lemma == "S1" else
             "Lemma S2 (odd-symmetric triple in d = 1, exact reduction to t = ∞)")
     return {"method": name, "bits_needed": bits, "evidence": shown.to_json(rec.digits),
             "verdicts": verdicts, "lemma": shown}
+
+
+def _by_stationary(rec: AuditRecord) -> dict[str, Any]:
+    from .stationary import stationary_limit, theorem_5_2_holds
+
+    L = stationary_limit(rec.instance, max(128, int(rec.digits * 3.33) + 16))
+    facts = {"clusters": L.clusters, "boolean": L.attention_boolean,
+             "thm_5_2": theorem_5_2_holds(rec.instance, L.limits)}
+    ev = L.to_json(rec.digits)
+    ev["theorem_5_2_conclusion"] = facts["thm_5_2"]
+    return {"method": "Lemma S0 (stationary configuration: z(t) = z(0) exactly)",
+            "bits_needed": L.bits if L.P_constant is not None else 0, "evidence": ev,
+            "verdicts": [_judge(c["reading"], facts) for c in rec.claims], "lemma": L,
+            "stationary": True}
 
 
 def _by_certify(rec: AuditRecord) -> dict[str, Any]:
@@ -199,7 +225,8 @@ def _by_certify(rec: AuditRecord) -> dict[str, Any]:
         if tail is not None:
             P_star = [[Fraction(x) for x in row] for row in tail.attention_limit()]
             clusters = len(tail.clusters) if _centres_apart(tail) else None
-        verdicts = [_judge(c["reading"], clusters, P_star) for c in rec.claims]
+        verdicts = [_judge(c["reading"], {"clusters": clusters, "P_star": P_star})
+                    for c in rec.claims]
         if "undecided" not in verdicts or digits * 2 > rec.max_digits or \
                 spent >= rec.max_seconds:
             ev: dict[str, Any] = {"verdict_of_certify": v.verdict, "reason": v.reason}
@@ -227,8 +254,15 @@ def run_audit(rec: AuditRecord) -> dict[str, Any]:
     from .symmetric import find_lemma
 
     t0 = time.perf_counter()
+    from .stationary import applies_stationary
+
     lemma = find_lemma(rec.instance)
-    res = _by_symmetric(rec, lemma) if lemma is not None else _by_certify(rec)
+    if lemma is not None:
+        res = _by_symmetric(rec, lemma)
+    elif applies_stationary(rec.instance) is None:
+        res = _by_stationary(rec)
+    else:
+        res = _by_certify(rec)
     out = {
         "record": rec.name, "source": rec.source, "method": res["method"],
         "claims": [{"claim": c["statement"], "id": c["id"], "reading": c["reading"],
@@ -251,6 +285,15 @@ def audit_certificate(rec: AuditRecord, result: dict[str, Any]) -> dict[str, Any
     res = result["_internal"]
     if "verification" in res:
         cert = to_certificate(res["verification"])
+    elif res.get("stationary"):
+        data = res["lemma"].to_json(rec.digits)
+        cert = {"format": CFORMAT, "version": CVERSION, "theorem": rec.source or rec.name,
+                "verdict": "certified",
+                "limit": {"clusters": [{"members": [i], "center": [[c, c] for c in z]}
+                                       for i, z in enumerate(data["limits_z"])]},
+                "tail_lemma": data, "instance": rec.instance.to_json(),
+                "precision": {"bits": res["lemma"].bits},
+                "software": {"certified": __version__}}
     else:
         lemma = res["lemma"]
         data = lemma.to_json(rec.digits)

@@ -99,6 +99,8 @@ EXPECTED = {
     "remark_7_9": {"one-cluster": "fails", "P-to-identity": "holds", "P-to-half-ones": "fails"},
     "theorem_2_1_middle_token": {"generic-rank": "fails", "boolean": "fails",
                                  "row-structure": "holds", "three-limits": "holds"},
+    "theorem_5_2_third_party": {"conclusion-5-2": "holds", "two-limits": "holds",
+                                "boolean": "fails"},
 }
 
 
@@ -114,16 +116,21 @@ def test_shipped_records_replay(path, tmp_path, capsys):
     assert verdicts == want
     cert = json.loads(out.read_text())
     assert verdict_digest_ok(cert)
-    dist = res["claims"][0]["evidence"]["distance_between_limits"]
-    lo, hi = (F(x) for x in dist)
-    assert 0 < lo <= hi and (hi - lo) / lo < F(1, 10 ** 25)
+    ev = res["claims"][0]["evidence"]
+    if "distance_between_limits" in ev:  # S1/S2: the limits are apart, narrowly enclosed
+        lo, hi = (F(x) for x in ev["distance_between_limits"])
+        assert 0 < lo <= hi and (hi - lo) / lo < F(1, 10 ** 25)
+    else:  # S0: exact limits
+        assert ev["limits_z"] == [[str(x) for x in row] for row in
+                                  json.loads(path.read_text())["instance"]["X0"]]
 
 
 def verdict_digest_ok(cert):
     if not verify_digest(cert):
         return False
     tampered = json.loads(json.dumps(cert))
-    tampered["audit"]["claims"][0]["verdict"] = "holds"
+    v = tampered["audit"]["claims"][0]["verdict"]
+    tampered["audit"]["claims"][0]["verdict"] = "fails" if v == "holds" else "holds"
     return not verify_digest(tampered)
 
 
@@ -198,3 +205,37 @@ def test_bad_records_name_the_field(tmp_path, capsys, record, field):
     code = main(["audit", str(f), "--out", str(tmp_path / "c.json")])
     _, e = capsys.readouterr()
     assert code == 2 and e.count("\n") == 1 and not (tmp_path / "c.json").exists()
+
+
+THIRD_PARTY = {"V": [["1", "0"], ["0", "0"]], "Q": [["1", "1/2"], ["1/2", "1"]],
+               "K": [["1", "1/2"], ["1/2", "1"]], "X0": [["0", "1"], ["0", "2"]]}
+
+
+def test_stationary_lemma_against_the_validated_integrator():
+    from certified.flow import enclose_trajectory
+    from certified.stationary import stationary_limit
+
+    inst = Instance.from_json(THIRD_PARTY)
+    L = stationary_limit(inst)
+    tr = enclose_trajectory(inst, 2, digits=30, times=[0, 1, 2])
+    for box in tr.tokens:  # the enclosures stay on the initial tokens
+        for b, z in zip(box.flat, [x for row in inst.X0 for x in row]):
+            assert b.contains(arb(z.numerator) / z.denominator) and float(b.rad()) < 1e-25
+    for P in tr.attention:  # and P stays P(0)
+        for row, lrow in zip(P, L.P_constant):
+            for p, q in zip(row, lrow):
+                assert p.overlaps(q)
+
+
+def test_theorem_5_2_check_counts_boundary_points_exactly():
+    from certified.stationary import applies_stationary, theorem_5_2_holds
+
+    para = {"V": [["1", "0"], ["0", "-1/2"]], "Q": I2, "K": I2}
+    three = Instance.from_json({**para, "X0": [["1", "1"], ["2", "3"], ["3", "-1"]]})
+    assert "V(z_j − z_i)" in applies_stationary(three)
+    assert theorem_5_2_holds(three, three.X0) is False  # F-values 1, 2, 3: ∂K has 2 points
+    two = Instance.from_json({**para, "X0": [["1", "1"], ["-2", "3"], ["0", "5"]]})
+    assert theorem_5_2_holds(two, two.X0) is True  # F-values 1, −2 and 0
+    irr = Instance.from_json({"V": [["1", "1"], ["1", "0"]], "Q": I2, "K": I2,
+                              "X0": [["1", "0"], ["0", "1"]]})
+    assert theorem_5_2_holds(irr, irr.X0) is None  # λ₁ = golden ratio: not decided here
