@@ -1,0 +1,156 @@
+"""The property suite: inside each regime, certify() never refutes, and every certified
+limit has the theorem's geometric form — checked here from the instance and the limit
+boxes directly, not through the lemma code.
+
+A failing example is written as an audit record (``certified/audit`` format) to
+``$CERTIFIED_FAILURES`` (default ``.hypothesis/audit-records``) and printed, so it can be
+replayed with ``certified audit``. Budget per example: 4 s of integration (undecided is an
+acceptable outcome; refuted or a malformed certified limit is a failure). The ``ci``
+profile runs a few examples per regime; ``--hypothesis-profile=thorough`` runs many more.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+
+from certified import Instance
+from certified.certify import certify
+from certified.strategies import inside
+
+BUDGET = 4.0
+EXAMPLES = max(3, settings.default.max_examples // 8)  # ci: 5; thorough: 125
+
+
+def record_failure(inst: Instance, theorem: str, what: str) -> Path:
+    """Write the failing instance as an audit record and print where it is."""
+    rec = {"format": "certified/audit", "version": 1,
+           "name": f"property failure: Theorem {theorem}", "source": "tests/properties",
+           "instance": inst.to_json(),
+           "claims": [{"id": "property", "statement": what, "reading": {"clusters": 1}}],
+           "precision": {"digits": 20, "t_max": "6", "max_seconds": 60}}
+    text = json.dumps(rec, indent=1, ensure_ascii=False)
+    folder = Path(os.environ.get("CERTIFIED_FAILURES", ".hypothesis/audit-records"))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
+    path.write_text(text + "\n", encoding="utf-8")
+    print(f"property failure recorded: {path}\n{text}")
+    return path
+
+
+def check(inst: Instance, theorem: str, v, in_given: bool = True) -> None:
+    """The property, with the failing instance recorded before the assertion fires."""
+    if in_given:
+        event(f"verdict: {v.verdict}")  # shown by --hypothesis-show-statistics
+    problems = []
+    if v.verdict == "refuted":
+        problems.append(f"verdict refuted inside the hypotheses: {v.reason}")
+    if v.verdict == "certified":
+        problems += limit_form(inst, theorem, v.tail)
+    if problems:
+        record_failure(inst, theorem, "; ".join(problems))
+    assert not problems, problems
+
+
+def limit_form(inst: Instance, theorem: str, tail) -> list[str]:
+    """The geometric statement of the theorem, checked on the certified limit data."""
+    P = tail.attention_limit()
+    n = inst.n
+    out = []
+    if any(sorted(row) != [0] * (n - 1) + [1] for row in P):
+        out.append("P* is not Boolean with one 1 per row")
+    leaders = sorted({row.index(1) for row in P if 1 in row})
+    for k in leaders:
+        if P[k][k] != 1:
+            out.append(f"leader {k} does not attend to itself")
+    if theorem == "2.1":  # rows are e_min or e_max of the tokens (Theorem 2.1)
+        xs = [row[0] for row in inst.X0]
+        ends = {xs.index(min(xs)), xs.index(max(xs))}
+        if not set(leaders) <= ends:
+            out.append(f"leaders {leaders} are not extreme tokens {sorted(ends)}")
+    if theorem == "3.1":  # each limit is exposed by ℓ_k(y) = c_kᵀB y: a hull vertex
+        centers = dict(zip(leaders, tail.centers))
+        B = inst.B
+        for k in leaders:
+            for j in leaders:
+                if j != k and _lower_form(centers[k], B, centers[k], centers[j]) <= 0:
+                    out.append(f"limit of leader {k} not proved exposed against {j}")
+    return out
+
+
+def _lower_form(ck, B, a, b) -> Fraction:
+    """A lower bound of c_kᵀ B (a − b) over the boxes (exact interval arithmetic)."""
+    def mul(x, y):
+        ps = [x[0] * y[0], x[0] * y[1], x[1] * y[0], x[1] * y[1]]
+        return (min(ps), max(ps))
+
+    d = len(ck)
+    diff = [(a[i][0] - b[i][1], a[i][1] - b[i][0]) for i in range(d)]
+    Bd = [(sum(min(B[r][c] * diff[c][0], B[r][c] * diff[c][1]) for c in range(d)),
+           sum(max(B[r][c] * diff[c][0], B[r][c] * diff[c][1]) for c in range(d)))
+          for r in range(d)]
+    return sum(mul(ck[r], Bd[r])[0] for r in range(d))
+
+
+def run_certify(inst: Instance, theorem: str):
+    return certify(inst, theorem, digits=20, t_max=6, max_seconds=BUDGET, refine_seconds=0)
+
+
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(inside("2.1", n=(2, 4), max_abs=2))
+def test_theorem_2_1_property(inst):
+    check(inst, "2.1", run_certify(inst, "2.1"))
+
+
+@SETTINGS
+@given(inside("3.1", n=(2, 3), d=2, max_abs=2))
+def test_theorem_3_1_property(inst):
+    check(inst, "3.1", run_certify(inst, "3.1"))
+
+
+@SETTINGS
+@given(inside("4.2", n=(2, 3), d=2, max_abs=2))
+def test_theorem_4_2_never_refuted(inst):
+    check(inst, "4.2", run_certify(inst, "4.2"))
+
+
+@SETTINGS
+@given(inside("5.2", n=(2, 3), d=2, max_abs=2))
+def test_theorem_5_2_never_refuted(inst):
+    check(inst, "5.2", run_certify(inst, "5.2"))
+
+
+def test_the_suite_has_teeth(monkeypatch, tmp_path):
+    """A planted bug — P* built from the transposed leader relation, a plausible indexing
+    slip — must make the property fail, and the failing instance must be recorded."""
+    from certified import tail
+
+    monkeypatch.setenv("CERTIFIED_FAILURES", str(tmp_path))
+    inst = Instance.load(Path(__file__).resolve().parents[2] / "examples" /
+                         "thm2_1_one_dimensional.json")
+    v = run_certify(inst, "2.1")
+    assert v.verdict == "certified"
+    check(inst, "2.1", v, in_given=False)  # the honest code passes
+
+    def transposed(self):
+        n = len(self.leader)
+        return [[int(i == self.leader[j]) for j in range(n)] for i in range(n)]
+
+    monkeypatch.setattr(tail.LeaderFollowerBound, "attention_limit", transposed)
+    with pytest.raises(AssertionError):
+        check(inst, "2.1", v, in_given=False)
+    recs = list(tmp_path.glob("*.json"))
+    assert len(recs) == 1
+    from certified.audit import load_record
+
+    assert load_record(recs[0]).instance == inst  # replayable
