@@ -419,6 +419,65 @@ def audit(record: str, digits: int | None, out: str | None) -> None:
     click.echo(json.dumps(public(res), indent=1, ensure_ascii=False))
 
 
+@cli.command()
+@click.option("--family", type=click.Choice(["section-12.1", "section-12.1-paranormal"]),
+              default=None, help="A numpy-seeded family (uniform sampling).")
+@click.option("--strategy", "theorem", type=click.Choice(["2.1", "3.1", "4.2", "5.2", "8.5"]),
+              default=None, help="Draw from certified.strategies.inside(THEOREM) instead.")
+@click.option("--violate", default=None, help="With --strategy: a hypothesis to violate "
+              "(certified.strategies.VIOLATIONS).")
+@click.option("--samples", type=click.IntRange(min=1), default=200, show_default=True)
+@click.option("--n", "n_tokens", type=click.IntRange(min=1, max=64), default=3,
+              show_default=True, help="Tokens per instance (families).")
+@click.option("--d", "dim", type=click.IntRange(min=1, max=16), default=2, show_default=True,
+              help="Dimension (families).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--spread", type=click.FloatRange(min=0, min_open=True), default=3.0,
+              show_default=True, help="Tokens uniform in [-spread, spread]^d (families).")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=5.0,
+              show_default=True, help="Wall-clock seconds of certify per instance.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes (default: every local core).")
+@click.option("--out", required=True, help="Results as JSON lines (appended; a rerun resumes).")
+@click.option("--records", default=None, help="Folder for audit records of refuted instances.")
+def explore(family: str | None, theorem: str | None, violate: str | None, samples: int,
+            n_tokens: int, dim: int, seed: int, spread: float, budget: float,
+            workers: int | None, out: str, records: str | None) -> None:
+    """Sweep sampled instances, certify each, and print the boundary map (JSON).
+
+    Counts of certified / refuted / undecided verdicts for the theorem's conclusion, with
+    the time and precision spent. Interrupted sweeps resume from --out.
+    """
+    import sys
+
+    from .explore import FAMILIES, boundary_map, family_instance, strategy_instances, sweep
+
+    if (family is None) == (theorem is None):
+        raise click.UsageError("give exactly one of --family and --strategy")
+    if violate is not None and theorem is None:
+        raise click.BadParameter("needs --strategy", param_hint="--violate")
+    if family is not None:
+        thm = FAMILIES[family]
+        insts = [family_instance(family, i, n=n_tokens, d=dim, seed=seed, spread=spread)
+                 for i in range(samples)]
+    else:
+        from .strategies import VIOLATIONS
+
+        if violate is not None and (violate not in VIOLATIONS or
+                                    theorem not in VIOLATIONS[violate][0]):
+            ok = [h for h, (ts, _) in VIOLATIONS.items() if theorem in ts]
+            raise click.BadParameter(f"{violate!r} does not apply to Theorem {theorem}; "
+                                     f"choose from {', '.join(ok) or 'none'}",
+                                     param_hint="--violate")
+        thm = theorem
+        insts = strategy_instances(theorem, samples, violate=violate, seed=seed)
+    rows = sweep(insts, thm, out, budget=budget, workers=workers, records=records,
+                 progress=sys.stderr.isatty())
+    res = {"theorem": thm, "source": family or f"strategy {theorem}"
+           + (f" violating {violate}" if violate else ""), **boundary_map(rows)}
+    click.echo(json.dumps(res, indent=1))
+
+
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
