@@ -420,7 +420,8 @@ def audit(record: str, digits: int | None, out: str | None) -> None:
 
 
 @cli.command()
-@click.option("--family", type=click.Choice(["section-12.1", "section-12.1-paranormal"]),
+@click.option("--family", type=click.Choice(["section-12.1", "section-12.1-paranormal",
+                                            "attention-boolean"]),
               default=None, help="A numpy-seeded family (uniform sampling).")
 @click.option("--strategy", "theorem", type=click.Choice(["2.1", "3.1", "4.2", "5.2", "8.5"]),
               default=None, help="Draw from certified.strategies.inside(THEOREM) instead.")

@@ -6,6 +6,8 @@ Two kinds of sources:
   whatever the number of processes): ``section-12.1`` (V = I, Q = I, K with entries
   uniform in [−1, 1], the paper's Section 12.1 experiment; theorem 3.1) and
   ``section-12.1-paranormal`` (the same K with V = I except V[d, d] = −1/2; theorem 5.2);
+  ``attention-boolean`` (V = Q = K = I in d ≥ 2, judged by Theorem 2.1's Boolean form:
+  does P* keep rank ≤ 2 beyond d = 1, as the authors conjecture?);
   tokens uniform in [−s, s]^d (``spread`` s, default 3; the paper's figures use 5); every
   float rounded to a rational with denominator 100;
 * **strategies** — :mod:`certified.strategies` (``inside`` or ``violating``), drawn by
@@ -18,6 +20,7 @@ interrupted sweep resumes where it stopped; refuted instances are saved as audit
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -33,7 +36,8 @@ from .instance import Instance
 
 __all__ = ["FAMILIES", "family_instance", "strategy_instances", "sweep", "boundary_map"]
 
-FAMILIES = {"section-12.1": "3.1", "section-12.1-paranormal": "5.2"}
+FAMILIES = {"section-12.1": "3.1", "section-12.1-paranormal": "5.2",
+            "attention-boolean": "2.1"}
 
 
 def _q(x: float) -> Fraction:
@@ -47,6 +51,8 @@ def family_instance(family: str, index: int, *, n: int = 3, d: int = 2, seed: in
         raise ValueError(f"unknown family {family!r}; known: {', '.join(FAMILIES)}")
     rng = np.random.default_rng([seed, n, d, index])
     K = [[_q(x) for x in row] for row in rng.uniform(-1, 1, (d, d))]
+    if family == "attention-boolean":
+        K = [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]
     X0 = [[_q(x) for x in row] for row in rng.uniform(-spread, spread, (n, d))]
     V = [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]
     if family == "section-12.1-paranormal":
@@ -86,7 +92,11 @@ def _one(payload: tuple[int, dict[str, Any], str, float, int]) -> dict[str, Any]
     t0 = time.perf_counter()
     v = certify(inst, theorem, digits=digits, t_max=6, max_seconds=budget, refine_seconds=0)
     traj = v.trajectory
-    return {"index": index, "verdict": v.verdict, "reason": v.reason,
+    rank = None
+    for src in (v.limit, v.evidence):
+        if isinstance(src, dict) and "attention_rank" in src:
+            rank = src["attention_rank"]
+    return {"index": index, "verdict": v.verdict, "reason": v.reason, "attention_rank": rank,
             "seconds": round(time.perf_counter() - t0, 3),
             "bits": getattr(traj, "bits", None),
             "certified_until": str(getattr(traj, "certified_until", "")),
@@ -157,7 +167,8 @@ def _save_record(row: dict[str, Any], theorem: str, folder: Path) -> None:
            "claims": [{"id": "conclusion", "statement": f"the conclusion of Theorem {theorem}",
                        "reading": {"clusters": 1}}],
            "precision": {"digits": 20, "t_max": "6", "max_seconds": 60}}
-    (folder / f"{theorem}_{row['index']}.json").write_text(json.dumps(rec, indent=1) + "\n")
+    tag = hashlib.sha256(json.dumps(row["instance"], sort_keys=True).encode()).hexdigest()[:10]
+    (folder / f"{theorem}_{row['index']}_{tag}.json").write_text(json.dumps(rec, indent=1) + "\n")
 
 
 def boundary_map(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -169,4 +180,11 @@ def boundary_map(rows: list[dict[str, Any]]) -> dict[str, Any]:
         if sel:
             out[f"{v}_median_seconds"] = float(np.median([r["seconds"] for r in sel]))
     out["bits"] = sorted({r["bits"] for r in rows if r["bits"] is not None})
+    ranks: dict[str, int] = {}
+    for r in rows:
+        if r.get("attention_rank") is not None:
+            key = f"rank {r['attention_rank']}"
+            ranks[key] = ranks.get(key, 0) + 1
+    if ranks:
+        out["attention_rank_of_decided"] = dict(sorted(ranks.items()))
     return out
