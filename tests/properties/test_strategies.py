@@ -9,13 +9,16 @@ from certified import classify
 from certified.strategies import THEOREMS, VIOLATIONS, inside, violating
 
 
+N = max(10, settings.default.max_examples // 3)  # ci: 13; --hypothesis-profile=thorough: 333
+
+
 def checks(inst, theorem):
     return {c.name: c.holds for c in classify(inst).theorems[theorem].checks}
 
 
 @pytest.mark.parametrize("theorem", THEOREMS)
 def test_inside_satisfies_the_hypotheses(theorem):
-    @settings(max_examples=15)
+    @settings(max_examples=N)
     @given(inside(theorem))
     def run(inst):
         assert classify(inst).theorems[theorem].hypotheses_hold, checks(inst, theorem)
@@ -27,7 +30,7 @@ def test_inside_satisfies_the_hypotheses(theorem):
 def test_good_triple_kinds(kind):
     from certified.spectrum import Spectrum
 
-    @settings(max_examples=10)
+    @settings(max_examples=N)
     @given(inside("4.2", kind=kind))
     def run(inst):
         assert classify(inst).theorems["4.2"].hypotheses_hold
@@ -47,7 +50,7 @@ CASES = [(t, h) for h, (ts, _) in VIOLATIONS.items() for t in ts]
 def test_violating_breaks_exactly_the_named_check(theorem, hypothesis):
     name = VIOLATIONS[hypothesis][1]
 
-    @settings(max_examples=10)
+    @settings(max_examples=N)
     @given(violating(theorem, hypothesis))
     def run(inst):
         got = checks(inst, theorem)
