@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import InputError
 from .instance import Instance
 
 __all__ = ["FAMILIES", "family_instance", "strategy_instances", "sweep", "boundary_map"]
@@ -123,10 +124,16 @@ def sweep(instances: list[Instance], theorem: str, out: str | Path, *, budget: f
     out = Path(out)
     done: dict[int, dict[str, Any]] = {}
     if out.exists():
-        for line in out.read_text(encoding="utf-8").splitlines():
-            if line.strip():
+        for k, line in enumerate(out.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
                 row = json.loads(line)
-                done[row["index"]] = row
+                done[int(row["index"])] = row
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                raise InputError(str(out), f"line {k} is not a results row",
+                                 "a JSON-lines file written by certified explore, or a new "
+                                 "path") from None
     todo = [(i, inst.to_json(), theorem, budget, digits) for i, inst in enumerate(instances)
             if i not in done]
     workers = workers or os.cpu_count() or 1

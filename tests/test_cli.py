@@ -121,3 +121,18 @@ def test_console_entry_point_subprocess():
     proc = subprocess.run([sys.executable, "-m", "certified", "classify", "/nonexistent"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and proc.stdout == ""
+
+
+@pytest.mark.parametrize("args, option", [
+    (["verify", str(EXAMPLES / "thm2_1_one_dimensional.json"), "--out", "{missing}/c.json"],
+     "--out"),
+    (["simulate", str(EXAMPLES / "thm3_1_identity.json"), "--t-final", "1", "--plot",
+      "{missing}/p.png"], "--plot"),
+    (["ginibre", "--dims", "2", "--samples", "3", "--out", "{missing}/g.json"], "--out"),
+    (["verify", str(EXAMPLES / "thm2_1_one_dimensional.json"), "--out", "{tmp}"], "--out"),
+])
+def test_output_paths_are_checked_before_any_work(tmp_path, capsys, args, option):
+    args = [a.format(missing=tmp_path / "no" / "such", tmp=tmp_path) for a in args]
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert code == 2 and option in err and err.count("\n") == 1 and out == ""

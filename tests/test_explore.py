@@ -82,3 +82,11 @@ def test_cli_small_sweep(tmp_path, capsys):
     res = json.loads(printed)
     assert res["instances"] == 2 and res["refuted"] == 0
     assert len(out.read_text().splitlines()) == 2
+
+
+def test_a_corrupted_results_file_is_bad_input(tmp_path, capsys):
+    out = tmp_path / "rows.jsonl"
+    out.write_text("{not json\n")
+    code = main(["explore", "--family", "section-12.1", "--samples", "1", "--out", str(out)])
+    _, err = capsys.readouterr()
+    assert code == 2 and "line 1" in err and out.read_text() == "{not json\n"
