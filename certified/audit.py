@@ -54,6 +54,8 @@ class AuditRecord:
     """A validated audit record (see the module docstring for the format)."""
 
     def __init__(self, obj: Any) -> None:
+        from .schema import check_input
+
         if not isinstance(obj, Mapping):
             raise InputError("record", "is not a JSON object", "an audit record object")
         unknown = sorted(set(obj) - _KEYS)
@@ -92,6 +94,9 @@ class AuditRecord:
                              "5 <= digits <= max_digits")
         self.float_t = float(to_fraction(obj.get("float64", {}).get("t_final", "20"),
                                          "float64.t_final"))
+        # The hand-written checks above name fields the way users write them; the schema
+        # is the backstop for everything else (types, extra keys inside claims, ...).
+        check_input(obj, "audit")
         self.raw = dict(obj)
 
 
@@ -312,6 +317,9 @@ def audit_certificate(rec: AuditRecord, result: dict[str, Any]) -> dict[str, Any
     cert["audit"] = {"record": rec.raw, "claims": [
         {"id": c["id"], "verdict": c["verdict"]} for c in result["claims"]]}
     cert["digest"] = canonical_digest(cert)
+    from .schema import check_output
+
+    check_output(cert, "certificate")
     return cert
 
 

@@ -67,4 +67,7 @@ def to_certificate(v: Any) -> dict[str, Any]:
         "wall_seconds": round(v.wall_seconds, 3),
     })
     cert["digest"] = canonical_digest(cert)
+    from .schema import check_output
+
+    check_output(cert, "certificate")
     return cert
