@@ -98,6 +98,9 @@ class PairLimit:
 
         return {
             "lemma": "S1 (symmetric pair, proofs_notes/audits.md)",
+            "m": [str(x) for x in self.m], "w0": [str(x) for x in self.w0],
+            "integrand": "1/(u*(exp(2u)-1)) on [u0, U], plus tail in [0, e^(-2U)/(2U(1-e^(-2U)))]",
+            "U": _tail_start(self.u0),
             "u0": str(self.u0),
             "integral_I_u0": enc(self.integral),
             "contraction_exp_minus_I": enc(self.factor),
@@ -109,6 +112,11 @@ class PairLimit:
         }
 
 
+def _tail_start(u0: Fraction) -> int:
+    """U, where the quadrature stops and the proven tail bound takes over."""
+    return max(TAIL_START, 2 * int(u0) + 2)
+
+
 def _integral(u0: Fraction, bits: int, kind: str = "pair") -> arb:
     """Enclosure of I(u₀) (pair) or J(u₀) (triple): Arb quadrature on [u₀, U] + tail bound.
 
@@ -117,7 +125,7 @@ def _integral(u0: Fraction, bits: int, kind: str = "pair") -> arb:
     Both integrands are meromorphic (poles at u = iπk/2 at most), so Arb's quadrature needs
     no analyticity check: poles show up as non-finite balls.
     """
-    U = max(TAIL_START, 2 * int(u0) + 2)
+    U = _tail_start(u0)
     with ctx.workprec(bits):
         if kind == "pair":
             def f(x: acb, analytic: bool) -> acb:
@@ -188,6 +196,10 @@ class TripleLimit:
 
         return {
             "lemma": "S2 (odd-symmetric triple in d = 1, proofs_notes/audits.md)",
+            "a0": str(self.a0),
+            "integrand": "(1+2e^(-u))/(2u(e^u-e^(-u))) on [u0, U], plus tail in "
+                         "[0, (1+2e^(-U))e^(-U)/(2U(1-e^(-2U)))]",
+            "U": _tail_start(self.u0),
             "u0": str(self.u0),
             "integral_J_u0": enc(self.integral),
             "contraction_exp_minus_J": enc(self.factor),
