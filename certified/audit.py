@@ -16,7 +16,9 @@ tokens have exactly k distinct limits), ``{"attention_limit": P}`` (P(t) → P, 
 entries), ``{"attention_rank": r}``, ``{"attention_rank_at_most": r}``,
 ``{"attention_boolean": true|false}`` (every entry of lim P is 0 or 1),
 ``{"theorem_5_2_conclusion": true|false}`` (the F-components of the limits lie in ∂K ∪ {0}
-for a bounded convex polytope K ⊂ F).
+for a bounded convex polytope K ⊂ F), ``{"theorem_conclusion": "2.1"}`` (the theorem's
+conclusion as :func:`certified.certify.certify` judges it: holds when certified, fails
+when refuted).
 
 :func:`run_audit` decides each claim with a proved lemma — Lemma S1 (two tokens of equal
 norm) or S2 (the odd-symmetric triple in d = 1) of :mod:`certified.symmetric` when one
@@ -37,7 +39,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, UndecidedError
 from .instance import Instance
 from .numbers import to_fraction
 
@@ -46,8 +48,10 @@ __all__ = ["FORMAT", "VERSION", "AuditRecord", "load_record", "run_audit", "ship
 FORMAT = "certified/audit"
 VERSION = 1
 _KEYS = {"format", "version", "name", "source", "instance", "claims", "precision", "float64"}
+#: Precision cap of the symmetric lemmas' escalation.
+MAX_BITS = 4096
 READINGS = ("clusters", "attention_limit", "attention_rank", "attention_rank_at_most",
-            "attention_boolean", "theorem_5_2_conclusion")
+            "attention_boolean", "theorem_5_2_conclusion", "theorem_conclusion")
 
 
 class AuditRecord:
@@ -136,6 +140,11 @@ def _judge(reading: Mapping[str, Any], facts: Mapping[str, Any]) -> str:
     and ``thm_5_2`` (bool); a missing or None fact leaves the claim undecided.
     """
     (kind, want), = reading.items()
+    if kind == "theorem_conclusion":
+        got = facts.get("conclusion")  # (theorem, verdict of certify) or None
+        if got is None or got[0] != str(want):
+            return "undecided"
+        return {"certified": "holds", "refuted": "fails"}.get(got[1], "undecided")
     P = facts.get("P_star")
     if kind == "clusters":
         got = facts.get("clusters")
@@ -188,6 +197,9 @@ def _by_symmetric(rec: AuditRecord, lemma: str) -> dict[str, Any]:
         L = solve(rec.instance, bits)
         if L.distance > 0:  # proved positive: the limits are distinct
             break
+        if bits > MAX_BITS:  # the distance is > 0 in theory; never loop for ever
+            raise UndecidedError(f"Lemma {lemma}: the distance between the limits was not "
+                                 f"proved positive within {MAX_BITS} bits")
         bits *= 2
     if lemma == "S1":
         clusters, P = 2, [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
@@ -219,10 +231,12 @@ def _by_stationary(rec: AuditRecord) -> dict[str, Any]:
 def _by_certify(rec: AuditRecord) -> dict[str, Any]:
     from .certify import certify
 
+    theorem = next((str(c["reading"]["theorem_conclusion"]) for c in rec.claims
+                    if "theorem_conclusion" in c["reading"]), "auto")
     digits, spent = rec.digits, 0.0
     while True:
         t0 = time.perf_counter()
-        v = certify(rec.instance, "auto", digits=digits, t_max=rec.t_max,
+        v = certify(rec.instance, theorem, digits=digits, t_max=rec.t_max,
                     max_seconds=max(1.0, rec.max_seconds - spent))
         spent += time.perf_counter() - t0
         tail = v.tail if hasattr(v.tail, "attention_limit") else None  # Lemma T4 data
@@ -230,8 +244,8 @@ def _by_certify(rec: AuditRecord) -> dict[str, Any]:
         if tail is not None:
             P_star = [[Fraction(x) for x in row] for row in tail.attention_limit()]
             clusters = len(tail.clusters) if _centres_apart(tail) else None
-        verdicts = [_judge(c["reading"], {"clusters": clusters, "P_star": P_star})
-                    for c in rec.claims]
+        facts = {"clusters": clusters, "P_star": P_star, "conclusion": (v.theorem, v.verdict)}
+        verdicts = [_judge(c["reading"], facts) for c in rec.claims]
         if "undecided" not in verdicts or digits * 2 > rec.max_digits or \
                 spent >= rec.max_seconds:
             ev: dict[str, Any] = {"verdict_of_certify": v.verdict, "reason": v.reason}
@@ -256,13 +270,14 @@ def _centres_apart(tail: Any) -> bool:
 
 def run_audit(rec: AuditRecord) -> dict[str, Any]:
     """Decide every claim of ``rec`` (spec output plus evidence and the float64 view)."""
+    from .stationary import applies_stationary
     from .symmetric import find_lemma
 
     t0 = time.perf_counter()
-    from .stationary import applies_stationary
-
     lemma = find_lemma(rec.instance)
-    if lemma is not None:
+    if any("theorem_conclusion" in c["reading"] for c in rec.claims):
+        res = _by_certify(rec)  # only certify() judges a theorem's conclusion
+    elif lemma is not None:
         res = _by_symmetric(rec, lemma)
     elif applies_stationary(rec.instance) is None:
         res = _by_stationary(rec)

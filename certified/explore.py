@@ -172,7 +172,7 @@ def _save_record(row: dict[str, Any], theorem: str, folder: Path) -> None:
            "name": f"explore: Theorem {theorem} refuted on instance #{row['index']}",
            "source": "certified explore", "instance": row["instance"],
            "claims": [{"id": "conclusion", "statement": f"the conclusion of Theorem {theorem}",
-                       "reading": {"clusters": 1}}],
+                       "reading": {"theorem_conclusion": theorem}}],
            "precision": {"digits": 20, "t_max": "6", "max_seconds": 60}}
     tag = hashlib.sha256(json.dumps(row["instance"], sort_keys=True).encode()).hexdigest()[:10]
     (folder / f"{theorem}_{row['index']}_{tag}.json").write_text(json.dumps(rec, indent=1) + "\n")

@@ -135,7 +135,15 @@ def _integral(u0: Fraction, bits: int, kind: str = "pair") -> arb:
                 e = x.exp()
                 return (1 + 2 / e) / (2 * x * (e - 1 / e))
 
-        head = acb.integral(f, arb_of(u0), arb(U)).real
+        # Arb integrates between exact endpoints: start at the exact dyadic a ≤ u₀ (the
+        # lower end of u₀'s ball) and remove ∫_a^{u₀} ∈ [0, (u₀ − a)·f(a)], the integrand
+        # being positive and decreasing on (0, ∞) (proofs_notes/audits.md).
+        ball = arb_of(u0)
+        a = arb(ball.lower())
+        head = acb.integral(f, a, arb(U)).real
+        if not (ball - a).is_zero():
+            excess = (ball - a) * f(acb(a), False).real
+            head = head - arb(0, 0).union(arb(excess.upper()))
         eU = (arb(-U)).exp()
         if kind == "pair":
             tail_max = eU * eU / (2 * U * (1 - eU * eU))

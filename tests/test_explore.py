@@ -60,6 +60,22 @@ def test_refuted_rows_become_audit_records(tmp_path):
     assert rec.instance == inst
 
 
+def test_a_saved_refutation_replays_as_fails(tmp_path):
+    # Row 44 of the shipped d = 2 sweep was refuted (P* of rank 4); its record must
+    # replay to "fails" on the claim it names (the theorem's conclusion).
+    from pathlib import Path
+
+    from certified.audit import run_audit
+
+    rows = Path(__file__).resolve().parent.parent / "docs" / "results" / \
+        "explore_attention_boolean_d2.jsonl"
+    row = next(r for r in map(json.loads, rows.read_text().splitlines()) if r["index"] == 44)
+    assert row["verdict"] == "refuted"
+    ex._save_record(row, "2.1", tmp_path)
+    res = run_audit(load_record(next(tmp_path.glob("2.1_44_*.json"))))
+    assert [c["verdict"] for c in res["claims"]] == ["fails"]
+
+
 @pytest.mark.parametrize("args, hint", [
     (["--family", "section-12.1", "--strategy", "3.1"], "exactly one"),
     (["--family", "section-12.1", "--violate", "QK_singular"], "--violate"),

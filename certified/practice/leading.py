@@ -109,7 +109,10 @@ def _decide(discs: Sequence[Disc], key: str, zero: bool
         hi = [c.real + r for c, r in discs]
         lo = [c.real - r for c, r in discs]
     order = sorted(range(len(discs)), key=lambda i: -float(score[i].mid()))
-    floor = arb(0) if zero else None  # 0 is an eigenvalue: modulus/real part ≥ 0 competes
+    # 0 competes when it is an eigenvalue; by modulus it always may (moduli are ≥ 0, so
+    # this changes nothing when other discs exist, and with a single disc it makes
+    # "lo > outer" exclude 0 from the disc, which the sign argument below needs).
+    floor = arb(0) if zero or key == "modulus" else None
 
     def bound_except(skip: set[int]) -> arb | None:
         vals = [hi[i] for i in range(len(discs)) if i not in skip]
@@ -321,6 +324,8 @@ def exact_class(sp: "Spectrum", key: str, zero: bool = False) -> LeadingClass:
         m = dom.members
         if len(m) == 1 and m[0].multiplicity == 1 and m[0].is_real:
             s = sign(m[0].ball.real)
+            if s is Truth.UNDECIDED:  # cannot happen for an isolated root; never guess
+                raise UndecidedError("sign of the dominant eigenvalue not decided")
             kind = "positive" if s == 1 else "negative" if s == -1 else "other"
             return LeadingClass(kind, key, "exact", dom.prec, m[0].ball if kind != "other" else None)
         if len(m) == 2 and all(e.multiplicity == 1 and not e.is_real for e in m):

@@ -33,7 +33,8 @@ def record_failure(inst: Instance, theorem: str, what: str) -> Path:
     rec = {"format": "certified/audit", "version": 1,
            "name": f"property failure: Theorem {theorem}", "source": "tests/properties",
            "instance": inst.to_json(),
-           "claims": [{"id": "property", "statement": what, "reading": {"clusters": 1}}],
+           "claims": [{"id": "property", "statement": what,
+                       "reading": {"theorem_conclusion": theorem}}],
            "precision": {"digits": 20, "t_max": "6", "max_seconds": 60}}
     text = json.dumps(rec, indent=1, ensure_ascii=False)
     folder = Path(os.environ.get("CERTIFIED_FAILURES", ".hypothesis/audit-records"))
