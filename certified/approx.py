@@ -15,7 +15,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import mpmath
 import numpy as np
@@ -25,7 +25,7 @@ from .field import AttentionField
 from .instance import Instance
 
 __all__ = ["ApproxTrajectory", "approx_trajectory_mp", "approx_trajectory_float",
-           "softmax_rows", "expm_float"]
+           "softmax_rows", "expm_float", "rk4_float"]
 
 
 @dataclass
@@ -175,6 +175,36 @@ def expm_float(A: np.ndarray) -> np.ndarray:
     return out
 
 
+def rk4_float(rhs: Callable[[np.ndarray, float], np.ndarray], Z0: Any, t_final: float, *,
+              h: float, times: Iterable[float],
+              step_start: Callable[[float], None] | None = None
+              ) -> list[tuple[float, float, np.ndarray]]:
+    """Classical fixed-step float64 RK4 for Ż = rhs(Z, t) on [0, t_final] (approximate).
+
+    Returns ``(t_requested, t_grid, Z)`` for every requested time, taken at the nearest
+    grid point k·h (within h/2). ``step_start(t)`` runs before each step, so a caller can
+    fix what holds on [t, t + h) (e.g. piecewise weights switching on the grid).
+    """
+    Z = np.asarray(Z0, dtype=float).copy()
+    wanted = sorted(set(times))
+    steps = int(round(t_final / h))
+    out = []
+    for k in range(steps + 1):
+        t = k * h
+        while wanted and abs(wanted[0] - t) <= h / 2:
+            out.append((wanted.pop(0), t, Z.copy()))
+        if k == steps:
+            break
+        if step_start is not None:
+            step_start(t)
+        k1 = rhs(Z, t)
+        k2 = rhs(Z + h / 2 * k1, t + h / 2)
+        k3 = rhs(Z + h / 2 * k2, t + h / 2)
+        k4 = rhs(Z + h * k3, t + h)
+        Z = Z + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return out
+
+
 def approx_trajectory_float(V: Any, Q: Any, K: Any, X0: Any, t_final: float, *,
                             times: Iterable[float] | None = None, h: float = 1e-3,
                             variable: str = "z") -> ApproxTrajectory:
@@ -193,29 +223,19 @@ def approx_trajectory_float(V: Any, Q: Any, K: Any, X0: Any, t_final: float, *,
     V = np.asarray(V, dtype=float)
     Q = np.asarray(Q, dtype=float)
     K = np.asarray(K, dtype=float)
-    Z = np.asarray(X0, dtype=float).copy()
-    wanted = sorted(set(times if times is not None else [0.0, t_final]))
-    steps = int(round(t_final / h))
     VT = V.T
 
-    def rhs(Zc: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
+    def attention(Zc: np.ndarray, t: float) -> np.ndarray:
         X = Zc @ expm_float(t * V).T  # tokens x = e^{tV} z, one per row
-        P = softmax_rows((X @ Q.T) @ (X @ K.T).T)
-        return (P @ Zc - Zc) @ VT, P
+        return softmax_rows((X @ Q.T) @ (X @ K.T).T)
+
+    def rhs(Zc: np.ndarray, t: float) -> np.ndarray:
+        return (attention(Zc, t) @ Zc - Zc) @ VT
 
     out_t, out_z, out_p = [], [], []
-    for k in range(steps + 1):
-        t = k * h
-        while wanted and abs(wanted[0] - t) <= h / 2:
-            _, P = rhs(Z, t)
-            out_t.append(wanted.pop(0))
-            out_z.append(Z.copy() if variable == "z" else Z @ expm_float(t * V).T)
-            out_p.append(P)
-        if k == steps:
-            break
-        k1, _ = rhs(Z, t)
-        k2, _ = rhs(Z + h / 2 * k1, t + h / 2)
-        k3, _ = rhs(Z + h / 2 * k2, t + h / 2)
-        k4, _ = rhs(Z + h * k3, t + h)
-        Z = Z + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    for t_out, t, Z in rk4_float(rhs, X0, t_final, h=h,
+                                 times=times if times is not None else [0.0, t_final]):
+        out_t.append(t_out)
+        out_z.append(Z if variable == "z" else Z @ expm_float(t * V).T)
+        out_p.append(attention(Z, t))
     return ApproxTrajectory(out_t, out_z, out_p, variable, f"float64 RK4, h = {h} (approximate)")

@@ -325,7 +325,7 @@ def audit_certificate(rec: AuditRecord, result: dict[str, Any]) -> dict[str, Any
                           "attention_limit": P,
                           "attention_rank": _rank([[to_fraction(str(x), "P") for x in row]
                                                    for row in P])},
-                "tail_lemma": lemma.to_json(rec.digits),
+                "tail_lemma": data,
                 "instance": rec.instance.to_json(),
                 "precision": {"bits": lemma.bits},
                 "software": {"certified": __version__}}

@@ -115,7 +115,8 @@ def _precision(digits: int | None, bits: int | None) -> tuple[int, int | None]:
 @click.option("--max-bits", type=int, default=None,
               help="Cap for automatic precision escalation (default 4x the start).")
 @click.option("--out", callback=_out_path, default=None, help="Also write the JSON to this file.")
-@click.option("--plot", callback=_out_path, default=None, help="Draw trajectories and P to this PNG file.")
+@click.option("--plot", callback=_out_path, default=None,
+              help="Draw trajectories and P to this PNG file.")
 def simulate(file: str, t_final: str, digits: int | None, bits: int | None, times: str | None,
              variable: str, backend: str, max_bits: int | None, out: str | None,
              plot: str | None) -> None:
@@ -168,7 +169,8 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
               help="Wall-clock budget of the integration.")
 @click.option("--backend", type=click.Choice(["flint", "mpmath"]), default="flint",
               show_default=True)
-@click.option("--out", callback=_out_path, default=None, help="Also write the certificate to this file.")
+@click.option("--out", callback=_out_path, default=None,
+              help="Also write the certificate to this file.")
 @click.option("--plot", callback=_out_path, default=None,
               help="Draw trajectories with the certified limits, and P(T) next to P*.")
 def verify(file: str, theorem: str, digits: int, t_max: str, max_seconds: float,
@@ -245,8 +247,10 @@ def _int_list(value: str, option: str, minimum: int = 1, maximum: int = 4096) ->
               help="Processes (default: every local core).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
-@click.option("--out", callback=_out_path, default=None, help="Also write the JSON result to this file.")
-@click.option("--plot", callback=_out_path, default=None, help="Draw the fractions against d to this PNG file.")
+@click.option("--out", callback=_out_path, default=None,
+              help="Also write the JSON result to this file.")
+@click.option("--plot", callback=_out_path, default=None,
+              help="Draw the fractions against d to this PNG file.")
 def ginibre(dims: str, samples: int, seed: int, workers: int | None, fmt: str,
             out: str | None, plot: str | None) -> None:
     """How often a real Ginibre matrix satisfies Definition 4.1(i).
@@ -277,7 +281,8 @@ def ginibre(dims: str, samples: int, seed: int, workers: int | None, fmt: str,
               help="Also classify each layer's sum of heads (about 5 s per layer).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
-@click.option("--out", callback=_out_path, default=None, help="Also write the JSON result to this file.")
+@click.option("--out", callback=_out_path, default=None,
+              help="Also write the JSON result to this file.")
 def weights(layers: str | None, heads: str | None, layer_sums: bool, fmt: str,
             out: str | None) -> None:
     """Exact classification of every attention head of all-MiniLM-L6-v2.
@@ -314,8 +319,10 @@ def weights(layers: str | None, heads: str | None, layer_sums: bool, fmt: str,
               show_default=True, help="Layers of the idealized one-head iteration.")
 @click.option("--dt", type=click.FloatRange(min=0, min_open=True), default=1.0,
               show_default=True, help="Step of the idealized iteration (1 = a residual layer).")
-@click.option("--out", callback=_out_path, default=None, help="Write the per-head records (JSON) to this file.")
-@click.option("--plot", callback=_out_path, default=None, help="Draw cluster counts against spectral class (PNG).")
+@click.option("--out", callback=_out_path, default=None,
+              help="Write the per-head records (JSON) to this file.")
+@click.option("--plot", callback=_out_path, default=None,
+              help="Draw cluster counts against spectral class (PNG).")
 def forward(sentences_file: str | None, layers: int, dt: float, out: str | None,
             plot: str | None) -> None:
     """all-MiniLM-L6-v2 on real sentences, and each head alone in the paper's model.
@@ -365,7 +372,8 @@ def forward(sentences_file: str | None, layers: int, dt: float, out: str | None,
 @cli.command()
 @click.option("--plot-dir", default=None, type=click.Path(file_okay=False),
               help="Write section12_2.png and weight_sharing.png into this folder.")
-@click.option("--out", callback=_out_path, default=None, help="Write the measurements (JSON) to this file.")
+@click.option("--out", callback=_out_path, default=None,
+              help="Write the measurements (JSON) to this file.")
 @click.option("--layers", type=click.IntRange(min=1, max=10_000), default=40,
               show_default=True, help="Layers of the weight-sharing runs.")
 @click.option("--step", type=click.FloatRange(min=0, min_open=True, max=0.1), default=1e-3,
@@ -416,7 +424,8 @@ def variants(plot_dir: str | None, out: str | None, layers: int, step: float) ->
 @click.argument("record", type=click.Path(dir_okay=False))
 @click.option("--digits", type=click.IntRange(min=5), default=None,
               help="Starting precision (default: the record's).")
-@click.option("--out", callback=_out_path, default=None, help="Write the certificate (JSON) to this file.")
+@click.option("--out", callback=_out_path, default=None,
+              help="Write the certificate (JSON) to this file.")
 def audit(record: str, digits: int | None, out: str | None) -> None:
     """Re-verify a counterexample record; JSON on stdout (exit 0 whatever the verdict).
 
@@ -457,7 +466,8 @@ def audit(record: str, digits: int | None, out: str | None) -> None:
               show_default=True, help="Wall-clock seconds of certify per instance.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes (default: every local core).")
-@click.option("--out", callback=_out_path, required=True, help="Results as JSON lines (appended; a rerun resumes).")
+@click.option("--out", callback=_out_path, required=True,
+              help="Results as JSON lines (appended; a rerun resumes).")
 @click.option("--records", default=None, help="Folder for audit records of refuted instances.")
 def explore(family: str | None, theorem: str | None, violate: str | None, samples: int,
             n_tokens: int, dim: int, seed: int, spread: float, budget: float,

@@ -7,13 +7,14 @@ Matrices are tuples of rows of :class:`fractions.Fraction` at the API boundary a
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Sequence
+from typing import Any, Sequence
 
 from flint import fmpq, fmpq_mat, fmpq_poly, fmpz_poly
 
 __all__ = [
     "Matrix",
     "to_fmpq_mat",
+    "fmpq_from_floats",
     "from_fmpq_mat",
     "fmpq_to_fraction",
     "matmul",
@@ -34,6 +35,12 @@ def to_fmpq_mat(m: Sequence[Sequence[Fraction]]) -> fmpq_mat:
     """The FLINT copy of a rational matrix given as rows."""
     rows, cols = len(m), len(m[0])
     return fmpq_mat(rows, cols, [fmpq(x.numerator, x.denominator) for row in m for x in row])
+
+
+def fmpq_from_floats(F: Any) -> fmpq_mat:
+    """The exact rational matrix of a 2-D array of floats (each float is a binary
+    rational, taken exactly: never rounded)."""
+    return to_fmpq_mat([[Fraction(float(v)) for v in row] for row in F])
 
 
 def fmpq_to_fraction(x: fmpq) -> Fraction:

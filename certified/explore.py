@@ -25,7 +25,7 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ import numpy as np
 
 from .errors import InputError
 from .instance import Instance
+from .parallel import worker_pool
 
 __all__ = ["FAMILIES", "family_instance", "strategy_instances", "sweep", "boundary_map"]
 
@@ -104,16 +105,6 @@ def _one(payload: tuple[int, dict[str, Any], str, float, int]) -> dict[str, Any]
             "instance": inst_json}
 
 
-def _limit_blas() -> None:
-    from threadpoolctl import threadpool_limits
-
-    global _LIMIT
-    _LIMIT = threadpool_limits(1)
-
-
-_LIMIT = None
-
-
 def sweep(instances: list[Instance], theorem: str, out: str | Path, *, budget: float = 5.0,
           digits: int = 20, workers: int | None = None, records: str | Path | None = None,
           progress: bool | None = None) -> list[dict[str, Any]]:
@@ -158,7 +149,7 @@ def sweep(instances: list[Instance], theorem: str, out: str | Path, *, budget: f
             for p in todo:
                 keep(_one(p))
         else:
-            with ProcessPoolExecutor(max_workers=workers, initializer=_limit_blas) as pool:
+            with worker_pool(workers) as pool:  # one BLAS thread per process
                 for fut in as_completed([pool.submit(_one, p) for p in todo]):
                     keep(fut.result())
     if bar is not None:

@@ -16,9 +16,10 @@ from typing import Any
 
 from flint import arb, ctx
 
-from .balls import arb_bounds, arb_of
+from .balls import arb_of, arb_to_json
+from .exact import matmul, transpose
 from .instance import Instance
-from .numbers import bounds_to_json, fraction_to_str
+from .numbers import fraction_to_str
 
 __all__ = ["applies_stationary", "StationaryLimit", "stationary_limit", "theorem_5_2_holds"]
 
@@ -57,7 +58,7 @@ class StationaryLimit:
             "bits": self.bits,
         }
         if self.P_constant is not None:
-            out["attention_constant"] = [[bounds_to_json(*arb_bounds(p), digits) for p in row]
+            out["attention_constant"] = [[arb_to_json(p, digits) for p in row]
                                          for row in self.P_constant]
         return out
 
@@ -81,9 +82,8 @@ def stationary_limit(inst: Instance, bits: int = 128) -> StationaryLimit:
     P = None
     if all(not any(_Vz(inst, z)) for z in inst.X0):
         with ctx.workprec(bits):
-            S = [[arb_of(sum(a * b for a, b in zip(zi, (sum(B_r[c] * zj[c] for c in range(inst.d))
-                                                       for B_r in inst.B))))
-                  for zj in inst.X0] for zi in inst.X0]
+            S = [[arb_of(s) for s in row]  # exact scores z_iᵀ B z_j, then enclosed
+                 for row in matmul(matmul(inst.X0, inst.B), transpose(inst.X0))]
             P = []
             for row in S:
                 m = max(row, key=lambda v: v.mid())

@@ -30,9 +30,8 @@ from typing import Any
 
 from flint import acb, arb, ctx
 
-from .balls import arb_bounds, arb_of
+from .balls import arb_of, arb_to_json
 from .instance import Instance
-from .numbers import bounds_to_json
 
 __all__ = ["PairLimit", "symmetric_pair_limit", "applies", "TripleLimit",
            "symmetric_triple_limit", "applies_triple", "find_lemma"]
@@ -93,19 +92,16 @@ class PairLimit:
     bits: int
 
     def to_json(self, digits: int = 30) -> dict[str, Any]:
-        def enc(x: arb) -> list[str]:
-            return bounds_to_json(*arb_bounds(x), digits)
-
         return {
             "lemma": "S1 (symmetric pair, proofs_notes/audits.md)",
             "m": [str(x) for x in self.m], "w0": [str(x) for x in self.w0],
             "integrand": "1/(u*(exp(2u)-1)) on [u0, U], plus tail in [0, e^(-2U)/(2U(1-e^(-2U)))]",
             "U": _tail_start(self.u0),
             "u0": str(self.u0),
-            "integral_I_u0": enc(self.integral),
-            "contraction_exp_minus_I": enc(self.factor),
-            "limits_z": [[enc(c) for c in z] for z in self.limits],
-            "distance_between_limits": enc(self.distance),
+            "integral_I_u0": arb_to_json(self.integral, digits),
+            "contraction_exp_minus_I": arb_to_json(self.factor, digits),
+            "limits_z": [[arb_to_json(c, digits) for c in z] for z in self.limits],
+            "distance_between_limits": arb_to_json(self.distance, digits),
             "attention_limit": [[1, 0], [0, 1]],
             "clusters": 2,
             "bits": self.bits,
@@ -199,9 +195,6 @@ class TripleLimit:
     bits: int
 
     def to_json(self, digits: int = 30) -> dict[str, Any]:
-        def enc(x: arb) -> list[str]:
-            return bounds_to_json(*arb_bounds(x), digits)
-
         return {
             "lemma": "S2 (odd-symmetric triple in d = 1, proofs_notes/audits.md)",
             "a0": str(self.a0),
@@ -209,10 +202,10 @@ class TripleLimit:
                          "[0, (1+2e^(-U))e^(-U)/(2U(1-e^(-2U)))]",
             "U": _tail_start(self.u0),
             "u0": str(self.u0),
-            "integral_J_u0": enc(self.integral),
-            "contraction_exp_minus_J": enc(self.factor),
-            "limits_z": [[enc(c)] for c in self.limits],
-            "distance_between_limits": enc(self.distance),
+            "integral_J_u0": arb_to_json(self.integral, digits),
+            "contraction_exp_minus_J": arb_to_json(self.factor, digits),
+            "limits_z": [[arb_to_json(c, digits)] for c in self.limits],
+            "distance_between_limits": arb_to_json(self.distance, digits),
             "attention_limit": [[str(x) for x in row] for row in self.attention_limit],
             "clusters": 3,
             "bits": self.bits,

@@ -36,10 +36,13 @@ from .arith.base import Backend
 from .errors import InputError
 from .field import AttentionField, AttentionSeries
 
-__all__ = ["FeedForward", "MultiHead", "Pieces", "parse_variant", "certifiable",
+__all__ = ["SIGMAS", "FeedForward", "MultiHead", "Pieces", "parse_variant", "certifiable",
            "MultiHeadField", "FeedForwardField", "approx_variant"]
 
 Matrix = tuple[tuple[Fraction, ...], ...]
+
+#: The feed-forward nonlinearities, for the approximate (float64) runs.
+SIGMAS: dict[str, Any] = {"relu": lambda u: np.maximum(u, 0.0), "tanh": np.tanh}
 
 
 @dataclass(frozen=True)
@@ -327,7 +330,7 @@ def approx_variant(inst: Any, t_final: float, *, h: float = 1e-3,
 
     Returns ``{"times", "tokens", "variable", "method"}`` with tokens (n, d) arrays.
     """
-    from .approx import expm_float, softmax_rows
+    from .approx import expm_float, rk4_float, softmax_rows
 
     var = inst.variant
     V, Q, K = _float(inst.V), _float(inst.Q), _float(inst.K)
@@ -337,7 +340,7 @@ def approx_variant(inst: Any, t_final: float, *, h: float = 1e-3,
 
     variable = "x"
     if isinstance(var, FeedForward):
-        sig = {"relu": lambda a: np.maximum(a, 0.0), "tanh": np.tanh}[var.sigma]
+        sig = SIGMAS[var.sigma]
         Wt = _float(var.W).T
         if var.form == "z":
             variable = "z"
@@ -365,25 +368,15 @@ def approx_variant(inst: Any, t_final: float, *, h: float = 1e-3,
         def rhs(Z: np.ndarray, t: float) -> np.ndarray:
             return attn_out(Z, V, Q, K)
 
-    Z = np.array([[float(x) for x in row] for row in inst.X0])
-    wanted = sorted(set(times if times is not None else [0.0, t_final]))
-    steps = int(round(t_final / h))
-    out_t, out_z = [], []
-    for k in range(steps + 1):
-        t = k * h
-        while wanted and abs(wanted[0] - t) <= h / 2:
-            out_t.append(wanted.pop(0))
-            out_z.append(Z.copy())
-        if k == steps:
-            break
-        if isinstance(var, Pieces):
-            # All four stages use the weights of [t, t + h): switching times on the grid
-            # are then handled exactly (a stage at the switch would mix the two pieces).
-            piece[0] = max(i for i, s in enumerate(starts) if s <= t + h / 2)
-        k1 = rhs(Z, t)
-        k2 = rhs(Z + h / 2 * k1, t + h / 2)
-        k3 = rhs(Z + h / 2 * k2, t + h / 2)
-        k4 = rhs(Z + h * k3, t + h)
-        Z = Z + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    def choose_piece(t: float) -> None:
+        # All four stages use the weights of [t, t + h): switching times on the grid
+        # are then handled exactly (a stage at the switch would mix the two pieces).
+        piece[0] = max(i for i, s in enumerate(starts) if s <= t + h / 2)
+
+    got = rk4_float(rhs, _float(inst.X0), t_final, h=h,
+                    times=times if times is not None else [0.0, t_final],
+                    step_start=choose_piece if isinstance(var, Pieces) else None)
+    out_t = [t for t, _, _ in got]
+    out_z = [Z for _, _, Z in got]
     return {"times": out_t, "tokens": out_z, "variable": variable,
             "method": f"float64 RK4, h = {h} (approximate)"}

@@ -254,7 +254,7 @@ def head_study(weights: dict[str, np.ndarray], sentences: list[str], classes: di
     w = {k: np.asarray(v, dtype=np.float64) for k, v in weights.items()}
     for si, text in enumerate(sentences):
         ids, toks = tokenize(text)
-        fp = forward(weights, ids, toks)
+        fp = forward(w, ids, toks)  # already float64: converted once, not per sentence
         for L in range(fp.attn.shape[0]):
             p = f"encoder.layer.{L}.attention."
             Wq, Wk = w[p + "self.query.weight"], w[p + "self.key.weight"]

@@ -18,12 +18,13 @@ import math
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import numpy as np
 
+from ..parallel import worker_pool
 from .leading import KINDS, classify_leading
 
 __all__ = ["DEFAULT_DIMS", "DimCensus", "sample", "classify_range", "census", "wilson",
@@ -50,17 +51,6 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / den
     half = z / den * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def _one_blas_thread() -> None:
-    """Worker initializer: limit BLAS to one thread in this process."""
-    from threadpoolctl import threadpool_limits
-
-    global _LIMITS
-    _LIMITS = threadpool_limits(1)
-
-
-_LIMITS = None
 
 
 def classify_range(d: int, start: int, stop: int, seed: int = 0) -> dict[str, Any]:
@@ -181,9 +171,7 @@ def census(dims: Iterable[int] = DEFAULT_DIMS, samples: int = 10_000, seed: int 
             if bar is not None:
                 bar.update(b - a)
     else:
-        # One BLAS thread per process: with the default (one per core in every process)
-        # two workers ran 13x slower than one.
-        with ProcessPoolExecutor(max_workers=workers, initializer=_one_blas_thread) as pool:
+        with worker_pool(workers) as pool:  # one BLAS thread per process
             futs = [pool.submit(classify_range, d, a, b, seed) for d, a, b in jobs]
             for fut in as_completed(futs):
                 part = fut.result()

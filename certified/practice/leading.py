@@ -26,7 +26,6 @@ eigenvalue of the same modulus. Nothing is decided from a float.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -39,7 +38,8 @@ from ..logic import Truth
 if TYPE_CHECKING:
     from ..spectrum import Spectrum
 
-__all__ = ["LeadingClass", "classify_leading", "exact_class", "gershgorin_discs", "KINDS"]
+__all__ = ["LeadingClass", "classify_leading", "exact_class", "gershgorin_discs", "KINDS",
+           "arb_mat_from_floats"]
 
 #: The classes. ``positive``/``negative``: the leading eigenvalue (largest modulus, or
 #: largest real part) is unique, simple, real, of that sign. ``complex``: the leading
@@ -182,7 +182,7 @@ def _real_eigenbasis(A: np.ndarray) -> tuple[np.ndarray, list[tuple[int, ...]]] 
     return Xr, blocks
 
 
-def _arb_mat(F: np.ndarray) -> arb_mat:
+def arb_mat_from_floats(F: np.ndarray) -> arb_mat:
     """A float array as an exact arb_mat (floats are dyadic rationals)."""
     return arb_mat(np.asarray(F, dtype=np.float64).tolist())
 
@@ -234,10 +234,10 @@ def gershgorin_discs(factors: Sequence[np.ndarray], bits: int = 53) -> list[Disc
     if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Y))):
         return None
     with ctx.workprec(bits):
-        Xa, Ya = _arb_mat(X), _arb_mat(Y)
+        Xa, Ya = arb_mat_from_floats(X), arb_mat_from_floats(Y)
         AX = Xa
         for F in reversed(factors):
-            AX = _arb_mat(F) * AX
+            AX = arb_mat_from_floats(F) * AX
         M = Ya * AX
         E = arb_mat(n, n, [int(i == j) for i in range(n) for j in range(n)]) - Ya * Xa
         entE = E.entries()
@@ -288,9 +288,9 @@ def gershgorin_discs(factors: Sequence[np.ndarray], bits: int = 53) -> list[Disc
 # -- stage 2 and 3 ------------------------------------------------------------------------
 def _arb_eig_discs(factors: Sequence[np.ndarray], bits: int) -> list[Disc] | None:
     with ctx.workprec(bits):
-        A = acb_mat(arb_mat(np.asarray(factors[0], dtype=np.float64).tolist()))
+        A = acb_mat(arb_mat_from_floats(factors[0]))
         for F in factors[1:]:
-            A = A * acb_mat(arb_mat(np.asarray(F, dtype=np.float64).tolist()))
+            A = A * acb_mat(arb_mat_from_floats(F))
         try:
             E = A.eig()  # isolating balls, each with exactly one (simple) eigenvalue
         except ValueError:
@@ -300,15 +300,11 @@ def _arb_eig_discs(factors: Sequence[np.ndarray], bits: int) -> list[Disc] | Non
 
 def _exact_matrix(factors: Sequence[np.ndarray]):
     """The exact rational product F₁F₂⋯ (rows of Fractions)."""
-    from ..exact import from_fmpq_mat, to_fmpq_mat
+    from ..exact import fmpq_from_floats, from_fmpq_mat
 
-    def q(F: np.ndarray):
-        return to_fmpq_mat([[Fraction(float(v)) for v in row]
-                            for row in np.asarray(F, dtype=np.float64)])
-
-    A = q(factors[0])
+    A = fmpq_from_floats(factors[0])
     for F in factors[1:]:
-        A = A * q(F)
+        A = A * fmpq_from_floats(F)
     return from_fmpq_mat(A)
 
 

@@ -16,20 +16,17 @@ Certified enclosures of these variants would need their own Taylor jets in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..approx import expm_float, softmax_rows
+from ..variant import SIGMAS
 from .forward import groups, leaders
 
 __all__ = ["SIGMAS", "FFRun", "feedforward_run", "section_12_2", "layered_run",
            "LayeredRun", "plot_section_12_2", "weight_sharing_study", "plot_weight_sharing"]
 
-SIGMAS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "relu": lambda u: np.maximum(u, 0.0),
-    "tanh": np.tanh,
-}
 #: The authors' 2×2 example value matrix (shared/paper/theorems.md §4), eigenvalues
 #: ≈ 1.348 and −0.068: a good triple with Q = K = I.
 AUTHORS_V2 = np.array([[0.64709742, 0.81911926], [0.61210449, 0.63263484]])
@@ -84,38 +81,22 @@ def feedforward_run(V: np.ndarray, W: np.ndarray, sigma: str, X0: np.ndarray, T:
     """
     if form not in FORMS:
         raise ValueError("form must be 'z' or 'x'")
+    from ..instance import Instance
+    from ..variant import approx_variant
+
     d = V.shape[0]
-    Q = np.eye(d) if Q is None else Q
-    K = np.eye(d) if K is None else K
-    f = SIGMAS[sigma]
-
-    def rhs(Z: np.ndarray, t: float) -> np.ndarray:
-        if form == "x":  # here Z holds x
-            P = softmax_rows((Z @ Q.T) @ (Z @ K.T).T)
-            return f((P @ Z) @ V.T) @ W.T
-        X = Z @ expm_float(t * V).T
-        P = softmax_rows((X @ Q.T) @ (X @ K.T).T)
-        return f((P @ Z - Z) @ V.T) @ W.T
-
-    def as_z(Z: np.ndarray, t: float) -> np.ndarray:
-        return Z @ expm_float(-t * V).T if form == "x" else Z.copy()
-
-    Z = np.asarray(X0, dtype=float).copy()
+    # The same dynamics as an instance option: floats enter as their exact binary values
+    # and come back unchanged, so this is the float64 run of certified.variant.
+    inst = Instance.create(V=V, Q=np.eye(d) if Q is None else Q,
+                           K=np.eye(d) if K is None else K, X0=X0,
+                           variant={"feedforward": {"sigma": sigma, "W": W, "form": form}})
     steps = int(round(T / h))
-    marks = {int(round(s * steps / (snapshots - 1))) for s in range(snapshots)}
-    times, snaps = [], []
-    for k in range(steps + 1):
-        if k in marks:
-            times.append(k * h)
-            snaps.append(as_z(Z, k * h))
-        if k == steps:
-            break
-        t = k * h
-        k1 = rhs(Z, t)
-        k2 = rhs(Z + h / 2 * k1, t + h / 2)
-        k3 = rhs(Z + h / 2 * k2, t + h / 2)
-        k4 = rhs(Z + h * k3, t + h)
-        Z = Z + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    marks = sorted({int(round(s * steps / (snapshots - 1))) for s in range(snapshots)})
+    run = approx_variant(inst, T, h=h, times=[k * h for k in marks])
+    times = run["times"]
+    # the x-form runs in x; its pictures and measures are in z = e^{−tV}x
+    snaps = [Z @ expm_float(-t * V).T if form == "x" else Z
+             for t, Z in zip(times, run["tokens"])]
     phi = _left_leading(V)
     w0 = snaps[0] @ phi
     g = groups((snaps[-1] @ phi)[:, None], scale=float(w0.max() - w0.min()))
@@ -228,7 +209,7 @@ def weight_sharing_study(weights: dict[str, np.ndarray], sentences: list[str],
     scale = 1 / np.sqrt(32)
     for text in sentences:
         ids, toks = tokenize(text)
-        X0 = forward(weights, ids, toks).hidden[0]
+        X0 = forward(w, ids, toks).hidden[0]  # w: float64 already, no copy
         out["one head, shared"].append(layered_run(X0, [[shared[h0]]], n_layers,
                                                    score_scale=scale))
         out["12 heads, shared"].append(layered_run(X0, [shared], n_layers, score_scale=scale))

@@ -35,10 +35,11 @@ from flint import arb, arb_mat, ctx
 
 from ..balls import arb_to_json, sign
 from ..errors import InputError, UndecidedError
-from ..exact import Inertia, _sign_changes, from_fmpq_mat, to_fmpq_mat
+from ..exact import (Inertia, _sign_changes, fmpq_from_floats, fmpq_to_fraction,
+                     from_fmpq_mat, to_fmpq_mat)
 from ..logic import Truth
 from ..spectrum import Spectrum, kernel_vector
-from .leading import LeadingClass, classify_leading, exact_class
+from .leading import LeadingClass, arb_mat_from_floats, classify_leading, exact_class
 
 __all__ = ["MODEL_PACKAGE", "INSTALL_HINT", "load_minilm", "HeadReport", "LayerSumReport",
            "classify_heads", "to_table"]
@@ -70,12 +71,6 @@ def load_minilm() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     return load_file(str(folder / "model.safetensors")), config
 
 
-def _q(F: np.ndarray):
-    """A float array as an exact FLINT rational matrix."""
-    return to_fmpq_mat([[Fraction(float(v)) for v in row]
-                        for row in np.asarray(F, dtype=np.float64)])
-
-
 def _sym_inertia_low_rank(Qh: np.ndarray, Kh: np.ndarray) -> Inertia:
     """Exact inertia of sym(Q_hᵀK_h) (n×n) through a 2k×2k matrix (Lemma W3).
 
@@ -84,11 +79,11 @@ def _sym_inertia_low_rank(Qh: np.ndarray, Kh: np.ndarray) -> Inertia:
     rule on the charpoly of J·WWᵀ with its zero roots removed counts them exactly.
     """
     k, n = Qh.shape
-    W = _q(np.vstack([Qh, Kh]))
+    W = fmpq_from_floats(np.vstack([Qh, Kh]))
     G = W * W.transpose()
     J = to_fmpq_mat([[Fraction(int(j == (i + k) % (2 * k))) for j in range(2 * k)]
                      for i in range(2 * k)])
-    c = [Fraction(int(x.p), int(x.q)) for x in (J * G).charpoly().coeffs()]
+    c = [fmpq_to_fraction(x) for x in (J * G).charpoly().coeffs()]
     c += [Fraction(0)] * (2 * k + 1 - len(c))
     m0 = next(i for i, x in enumerate(c) if x != 0)  # multiplicity of the root 0
     p = c[m0:]
@@ -250,12 +245,14 @@ def classify_heads(weights: dict[str, np.ndarray], layers: list[int] | None = No
                 progress(f"layer {L} head {h}")
             R = slice(D_HEAD * h, D_HEAD * (h + 1))
             Qh, Kh, Wvh, Woh = Wq[R, :], Wk[R, :], Wv[R, :], Wo[:, R]
-            C_exact = _q(Wvh) * _q(Woh)  # 32×32: nonzero spectrum of V_h (Lemma W1)
+            Wo_q = fmpq_from_floats(Woh)
+            C_exact = fmpq_from_floats(Wvh) * Wo_q  # 32×32: nonzero spectrum of V_h (W1)
             sp = Spectrum(from_fmpq_mat(C_exact))
             mod = exact_class(sp, "modulus", zero=True)
             rp = exact_class(sp, "real part", zero=True)
-            Bp_exact = _q(Woh).transpose() * _q(Qh).transpose() * _q(Kh) * _q(Woh)
-            G_exact = _q(Woh).transpose() * _q(Woh)
+            Bp_exact = Wo_q.transpose() * fmpq_from_floats(Qh).transpose() * \
+                fmpq_from_floats(Kh) * Wo_q
+            G_exact = Wo_q.transpose() * Wo_q
             with ctx.workprec(BITS):
                 Bp, G = arb_mat(Bp_exact), arb_mat(G_exact)
                 fm = _head_form(sp, mod, Bp, G, from_fmpq_mat(Bp_exact))
@@ -280,12 +277,12 @@ def _layer_sum(L: int, Wq: np.ndarray, Wk: np.ndarray, Wv: np.ndarray, Wo: np.nd
         if not cls.definition_4_1:
             return None
         with ctx.workprec(BITS):
-            Aa = arb_mat(Wo.astype(np.float64).tolist()) * arb_mat(Wv.astype(np.float64).tolist())
+            Aa = arb_mat_from_floats(Wo) * arb_mat_from_floats(Wv)
             right, left = _float_eigvecs(A, float(cls.leading.real.mid()))
             psi = _eigvec_interval(Aa, cls.leading.real, right, left)
             if psi is None:
                 return None
-            B = arb_mat(Wq.astype(np.float64).T.tolist()) * arb_mat(Wk.astype(np.float64).tolist())
+            B = arb_mat_from_floats(Wq.T) * arb_mat_from_floats(Wk)
             n = A.shape[0]
             eye = arb_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
             return _form(psi, B, eye)
