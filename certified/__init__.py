@@ -10,7 +10,6 @@ The public entry points so far:
 """
 
 from .errors import CertifiedError, InputError, UndecidedError, ValidationError
-from .instance import Continuous, Discrete, Instance
 from .logic import Truth
 
 __version__ = "0.1.0"
@@ -29,8 +28,12 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):  # lazy: keep `import certified` cheap
+def __getattr__(name: str):  # lazy: keep `import certified` cheap, and let the
+    # independent checker (certified.checker) load without python-flint
     if name == "classify":
         from .regimes import classify
         return classify
+    if name in ("Continuous", "Discrete", "Instance"):
+        from . import instance
+        return getattr(instance, name)
     raise AttributeError(name)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+from fractions import Fraction
 from typing import Any
 
 from . import __version__
-from .numbers import fraction_to_str
+from .numbers import bounds_to_json, fraction_to_str
 
 __all__ = ["FORMAT", "VERSION", "to_certificate", "canonical_digest", "verify_digest"]
 
@@ -34,6 +36,67 @@ def verify_digest(obj: dict[str, Any]) -> bool:
     return obj.get("digest") == canonical_digest(obj)
 
 
+#: Extra significant digits of the replay data beyond the working precision.
+REPLAY_DIGITS_EXTRA = 5
+
+
+def _replay(v: Any, traj: Any) -> dict[str, Any]:
+    """What :mod:`certified.checker` needs to re-verify every step up to the lemma's time.
+
+    Per step: the Taylor order, the half-side ρ of the complex time square, the complex
+    a-priori box C (Lemma I6) as [re_lo, re_hi, im_lo, im_hi] rounded outward, and the
+    output Lohner set {c + A·r}: c and A exactly, r widened by 1/8 of its radius (plus
+    2^-30 of the largest radius) and rounded outward. The checker carries its own enclosure in the stored coordinates
+    (c, A) and requires its r inside the stored r at every step; the widening leaves room
+    for its own arithmetic. Steps are those of the run whose set the tail lemma used; if that run
+    was abandoned for more precision, there is no replay.
+    """
+    steps = traj.steps
+    last = len(steps)
+    if getattr(v, "lemma_set", None) is not None:
+        idx = [k for k, s in enumerate(steps) if s.output_set is v.lemma_set]
+        if not idx:
+            return {"replay": None, "replay_note": "the tail lemma's boxes came from a run "
+                    "abandoned for more precision; its steps are not recorded"}
+        last = idx[0] + 1
+    if any(s.rho is None for s in steps[:last]):
+        return {"replay": None, "replay_note": "discrete-time steps are not replayable"}
+    bk = traj.backend
+    # Digits from the working *bits*: a complex box of a token of size 3 may be 1e-18
+    # wide, and rounding it at a fixed number of significant digits would widen it enough
+    # to break its own Picard inclusion (seen: 18 digits at 82 bits).
+    keep = max(v.digits, math.ceil(traj.bits * math.log10(2))) + REPLAY_DIGITS_EXTRA
+    # Room for the checker's own roundings and overestimations (it follows its own chain
+    # in the stored bases, so the widening does not compound): 1/8 of each radius.
+    slack_floor = Fraction(1, 2 ** traj.bits)
+    records = []
+    with bk.workprec(traj.bits):
+        for s in steps[:last]:
+            apri = []
+            for w in s.complex_box:
+                re, im = bk.re_im(w)
+                apri.append(bounds_to_json(*bk.bounds(re), keep)
+                            + bounds_to_json(*bk.bounds(im), keep))
+            out = s.output_set
+            rb = [bk.bounds(x) for x in out.r]
+            # 2^-30 of the largest radius: the checker's Jacobian enclosure may leak a
+            # little more of a large coordinate into a small one than Arb's did.
+            big = max((hi - lo for lo, hi in rb), default=Fraction(0)) / 2 ** 31
+            r = []
+            for lo, hi in rb:
+                slack = (hi - lo) / 16 + big + slack_floor
+                r.append(bounds_to_json(lo - slack, hi + slack, keep))
+            records.append({
+                "order": s.order, "rho": fraction_to_str(s.rho), "apriori": apri,
+                "set": {"c": [fraction_to_str(bk.bounds(x)[0]) for x in out.c],
+                        "A": [[fraction_to_str(bk.bounds(x)[0]) for x in row] for row in out.A],
+                        "r": r}})
+    return {"replay": {"steps": len(records),
+                       "t_end": fraction_to_str(steps[last - 1].t0 + steps[last - 1].h)
+                       if last else "0",
+                       "records": records}}
+
+
 def to_certificate(v: Any) -> dict[str, Any]:
     """The JSON object of a :class:`~certified.certify.Verification`."""
     traj = v.trajectory
@@ -46,6 +109,7 @@ def to_certificate(v: Any) -> dict[str, Any]:
             "steps": [[fraction_to_str(s.t0), fraction_to_str(s.h)] for s in traj.steps],
             "precision_attempts": list(getattr(traj, "attempts", [])),
         }
+        integration.update(_replay(v, traj))
     cert: dict[str, Any] = {
         "format": FORMAT, "version": VERSION,
         "theorem": v.theorem,

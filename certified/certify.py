@@ -31,9 +31,9 @@ from .arith.base import Backend
 from .errors import InputError
 from .exact import inertia, sym_part
 from .flow import Trajectory, enclose_trajectory
-from .geometry import excludes_origin, is_hull_vertex
+from .geometry import excludes_origin, exposing_functional
 from .instance import Discrete, Instance
-from .numbers import bounds_to_json, decimal_ceil, to_fraction
+from .numbers import bounds_to_json, decimal_ceil, fraction_to_str, to_fraction
 from .sets import LohnerSet
 from .tail import (LeaderFollowerBound, NormBound, leader_follower, leader_map_from_scores,
                    norm_bound_contracting, round_box)
@@ -84,6 +84,8 @@ class Verification:
     timescale: dict | None = None
     attempts: list[str] = dc_field(default_factory=list)
     wall_seconds: float = 0.0
+    #: The Lohner set at T whose boxes the tail lemma checked (None: the final set).
+    lemma_set: Any = None
 
 
 # -- instance structure ---------------------------------------------------------------------
@@ -135,14 +137,28 @@ def try_leader_follower(bk: Backend, inst: Instance, lam: Fraction, t: Fraction,
         return None, "the argmax structure of P is not final (a token follows a follower)"
     keep = digits + GUARD_DIGITS
     box = S.box(bk).reshape(n, d)
-    boxes = [[round_box(*bk.bounds(box[i, c]), keep) for c in range(d)] for i in range(n)]
+    boxes = [[checkable_box(bk, box[i, c], keep) for c in range(d)] for i in range(n)]
     M, followers = _difference_matrix(bk, n, d, leader)
     diffs: dict[int, list] = {}
     if followers:
         E = S.linear_image(M, bk).reshape(len(followers), d)
-        diffs = {j: [round_box(*bk.bounds(E[r, c]), keep) for c in range(d)]
+        diffs = {j: [checkable_box(bk, E[r, c], keep) for c in range(d)]
                  for r, j in enumerate(followers)}
     return leader_follower(bk, lam, inst.B, t, boxes, diffs, leader)
+
+
+def checkable_box(bk: Backend, v: object, keep: int) -> tuple[Fraction, Fraction]:
+    """The interval v widened by 1/8 of its radius (+ 2^-(bits)) and rounded outward to
+    ``keep`` significant digits: the box a certificate stores and a tail lemma checks.
+
+    Why the 1/8: an independent checker (:mod:`certified.checker`) replays the steps in
+    its own arithmetic and must find its own enclosure inside the stored box; its
+    rounding differs from Arb's, so an exact copy of this run's box would leave it no
+    room. The widening costs a factor 9/8 on the lemma's input radii, nothing else.
+    """
+    lo, hi = bk.bounds(v)
+    slack = (hi - lo) / 16 + Fraction(1, 2 ** (4 * keep))
+    return round_box(lo - slack, hi + slack, keep)
 
 
 # -- judging a theorem's conclusion from Lemma T4 ----------------------------------------------
@@ -159,15 +175,18 @@ def _clusters_json(inst: Instance, lf: LeaderFollowerBound, digits: int) -> list
         # Lemma T4 (iv): a = Bᵀ c_k exposes c_k; verified again on the centre boxes (G1).
         mid = [(lo + hi) / 2 for lo, hi in boxes[idx]]
         hint = [sum(inst.B[r][c] * mid[r] for r in range(inst.d)) for c in range(inst.d)]
-        vertex = is_hull_vertex(idx, boxes, hint)
+        functional = exposing_functional(idx, boxes, hint)
         if len(cl) >= 2 or excludes_origin(boxes[idx]):
             zero: Any = False  # T4 (iv): centres are non-zero when there are ≥ 2 clusters
         else:
             zero = "undecided"
-        out.append({"leader": k, "members": members,
-                    "center": _center_json(boxes[idx], digits),
-                    "is_hull_vertex": True if vertex is True else "undecided",
-                    "is_zero": zero})
+        item = {"leader": k, "members": members, "center": _center_json(boxes[idx], digits),
+                "is_hull_vertex": True if functional is not None else "undecided",
+                "is_zero": zero}
+        if functional is not None and len(cl) >= 2:
+            # Lemma G1's witness, so that a checker re-verifies the claim exactly.
+            item["exposing_functional"] = [fraction_to_str(x) for x in functional]
+        out.append(item)
     return out
 
 
@@ -340,6 +359,7 @@ def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax:
             extra = (now - state["start"]) + 5 if refine_seconds is None else refine_seconds
             state["refine_until"] = now + extra
         state["lf"] = lf
+        state["lf_set"] = S  # the set whose box the lemma used: the replay ends there
         if _time.perf_counter() >= state["refine_until"]:
             return True
         # Keep integrating while the lemma's own bound δ₀ on the leaders' motion is wider
@@ -361,6 +381,7 @@ def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax:
                       f"{max_seconds} s); last attempt {state['why'] or 'none'}")
         return
     out.tail = lf
+    out.lemma_set = state.get("lf_set")
     first: LeaderFollowerBound = state["first"]
     out.timescale = {"T_first": str(first.T), "T_first_float": float(first.T),
                      "delta0_at_first": decimal_ceil(first.delta0, 6),

@@ -447,6 +447,38 @@ def audit(record: str, digits: int | None, out: str | None) -> None:
 
 
 @cli.command()
+@click.argument("cert")
+@click.pass_context
+def check(ctx: click.Context, cert: str) -> None:
+    """Re-verify the certificate CERT independently (``certified.checker``).
+
+    Replays every validated step in the checker's own arithmetic (Python integers and
+    mpmath's directed rounding, no Arb), re-checks the tail lemma and the verdict, and
+    recomputes the digest. Prints a JSON report. Exit status 0 valid, 1 invalid (the
+    first failure, as "Expected … Got …"), 2 unreadable or malformed.
+    """
+    from .checker import Malformed, check_file
+
+    bar = None
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(unit="step", file=sys.stderr, leave=False, desc="checking")
+    try:
+        report = check_file(cert, (lambda k, t: bar.update(1)) if bar is not None else None)
+    except Malformed as exc:
+        click.echo(f"certified: malformed certificate: {_one_line(str(exc))}", err=True)
+        ctx.exit(2)
+    finally:
+        if bar is not None:
+            bar.close()
+    click.echo(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
+    if not report.valid:
+        click.echo(f"certified: invalid certificate: {_one_line(report.message)}", err=True)
+        ctx.exit(1)
+
+
+@cli.command()
 @click.option("--family", type=click.Choice(["section-12.1", "section-12.1-paranormal",
                                             "attention-boolean"]),
               default=None, help="A numpy-seeded family (uniform sampling).")
@@ -514,8 +546,10 @@ def _one_line(text: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit status (used by the console script)."""
     try:
-        cli.main(args=list(argv) if argv is not None else None, prog_name="certified",
-                 standalone_mode=False)
+        rv = cli.main(args=list(argv) if argv is not None else None, prog_name="certified",
+                      standalone_mode=False)
+        if isinstance(rv, int):  # ctx.exit(code): click returns the code here
+            return rv
     except click.exceptions.Exit as exc:  # --help, --version
         return int(exc.exit_code or 0)
     except click.UsageError as exc:

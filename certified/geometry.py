@@ -42,9 +42,16 @@ def is_hull_vertex(k: int, boxes: Sequence[Sequence[Box]],
     ``Truth.UNDECIDED`` (a search failure is not a proof that c_k is not a vertex).
     ``hint`` is a functional to try first (e.g. Bᵀc_k from Lemma T4).
     """
+    return True if exposing_functional(k, boxes, hint) is not None else Truth.UNDECIDED
+
+
+def exposing_functional(k: int, boxes: Sequence[Sequence[Box]],
+                        hint: Sequence[Fraction] | None = None) -> list[Fraction] | None:
+    """A rational a with min over box k of a·x > max over every other box (Lemma G1),
+    verified exactly, or None when the search finds none. With one box: a = 0."""
     K = len(boxes)
     if K == 1:
-        return True
+        return [Fraction(0)] * len(boxes[0])
     mids = np.array([[float((lo + hi) / 2) for lo, hi in b] for b in boxes])
     candidates = []
     if hint is not None:
@@ -63,8 +70,8 @@ def is_hull_vertex(k: int, boxes: Sequence[Sequence[Box]],
             continue
         q = [Fraction(float(x)).limit_denominator(2 ** 40) for x in cand / np.abs(cand).max()]
         if _separates(q, k, boxes):
-            return True
-    return Truth.UNDECIDED
+            return q
+    return None
 
 
 def excludes_origin(box: Sequence[Box]) -> bool:

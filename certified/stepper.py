@@ -50,6 +50,9 @@ class StepResult:
         A box containing the solution for every t ∈ [t0, t0 + h] (Lemma I6).
     remainder : object array, shape (N,)
         Enclosure of h^{K+1} times the coefficient K + 1 over the a-priori box.
+    rho, complex_box : Fraction and object array, shape (N,)
+        The half-side of the complex time square and the complex a-priori box of
+        Lemma I6 (Taylor steps only): what an independent checker needs to replay it.
     """
 
     t0: Fraction
@@ -59,6 +62,8 @@ class StepResult:
     output_set: LohnerSet
     apriori: np.ndarray
     remainder: np.ndarray
+    rho: Fraction | None = None
+    complex_box: np.ndarray | None = None
 
 
 def _poly(backend: Backend, coeffs: list[np.ndarray], h: object, start: int = 0) -> np.ndarray:
@@ -244,7 +249,7 @@ def taylor_step(field: AttentionField, S: LohnerSet, t0: Fraction, h_max: Fracti
     new = _lohner_update(bk, S, T, M_lin, remainder)
     if not all(bk.is_finite(v) for v in new.r):  # e.g. a denominator enclosure met 0
         raise StepRejected("non-finite enclosure", t=t0, h=h, box=Y)
-    return StepResult(t0, h, order, S, new, apriori, remainder)
+    return StepResult(t0, h, order, S, new, apriori, remainder, rho, C.reshape(N))
 
 
 def map_step(field: AttentionField, S: LohnerSet, layer: int, dt: Fraction) -> StepResult:

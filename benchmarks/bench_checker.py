@@ -1,0 +1,69 @@
+"""Benchmark: producing a certificate (`certify`, Arb) vs re-checking it (`certified.checker`,
+Python integers + mpmath), in one process, on the shipped examples and on the (8, 3)
+instance of bench_integrator.py.
+
+Reports per case: verdict, replayed steps, production wall time, checking wall time,
+their ratio, certificate size, and whether it checked valid.
+
+Run: ``python benchmarks/bench_checker.py [--quick] [--budget 120]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from bench_integrator import instance as integrator_instance  # noqa: E402
+
+from certified import Instance  # noqa: E402
+from certified.certificate import to_certificate  # noqa: E402
+from certified.certify import certify  # noqa: E402
+from certified.checker import check_file  # noqa: E402
+
+EXAMPLES = [("thm2_1_one_dimensional", "2.1"), ("thm3_1_identity", "3.1"),
+            ("indefinite_B", "3.1"), ("four_clusters_d2", "2.1"),
+            ("thm8_5_contracting", "8.5"), ("remark_7_9", "auto"),
+            ("thm4_2_good_triple", "auto"), ("thm5_2_paranormal", "auto"),
+            ("discrete_layers", "auto")]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="first two examples, 15 digits")
+    ap.add_argument("--budget", type=float, default=120.0)
+    ap.add_argument("--skip-83", action="store_true")
+    args = ap.parse_args()
+    digits = 15 if args.quick else 30
+    cases = [(name, thm, Instance.load(f"examples/{name}.json")) for name, thm in
+             (EXAMPLES[:2] if args.quick else EXAMPLES)]
+    if not args.quick and not args.skip_83:
+        cases.append(("(8,3) V=Q=K=I, T<=3", "3.1", integrator_instance(8, 3)))
+    print(f"| case | verdict | steps | produce (s) | check (s) | check/produce | size (MB) "
+          f"| valid |\n|---|---|---|---|---|---|---|---|", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, thm, inst in cases:
+            t0 = time.perf_counter()
+            tmax = 3 if name.startswith("(8,3)") else 8
+            v = certify(inst, thm, digits=digits, max_seconds=args.budget, t_max=tmax)
+            cert = to_certificate(v)
+            produce = time.perf_counter() - t0
+            path = os.path.join(tmp, "cert.json")
+            with open(path, "w") as fh:
+                json.dump(cert, fh)
+            size = os.path.getsize(path) / 1e6
+            t0 = time.perf_counter()
+            rep = check_file(path)
+            check = time.perf_counter() - t0
+            print(f"| {name} | {v.verdict} | {rep.steps_checked} | {produce:.1f} | "
+                  f"{check:.1f} | {check / produce:.2f} | {size:.2f} | "
+                  f"{'yes' if rep.valid else 'NO: ' + rep.message[:80]} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

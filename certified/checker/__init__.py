@@ -1,0 +1,199 @@
+"""The independent checker: re-verify a certificate without trusting the code that wrote it.
+
+It imports nothing from the integrator, the vector field, the tail lemmas or Arb: its
+arithmetic is Python's integers and fractions plus mpmath's directed rounding
+(:mod:`.balls`), its dynamics a separate implementation (:mod:`.dynamics`), its step
+replay (:mod:`.replay`) and lemma checks (:mod:`.lemmas`) its own. What it trusts and
+why each check suffices: ``proofs_notes/checker.md``.
+
+Order of checks (the first failure is reported as "Expected … Got …"): format and
+schema, digest, instance, every replayed step (chained in time, each inside its claimed
+box), the tail lemma's hypotheses and conclusions on the replayed enclosure, the verdict
+and limit objects.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from importlib import resources
+from typing import Any, Callable
+
+from .balls import const, set_scale
+from .dynamics import Field
+from .errors import CheckFailure, Malformed
+from .lemmas import check_enclosure_at_T, check_leader_follower, check_t4_verdict
+from .replay import replay_steps
+
+__all__ = ["CheckFailure", "Malformed", "Report", "check_certificate", "check_file", "digest"]
+
+
+@dataclass
+class Report:
+    """Outcome of a check: ``valid`` with what was re-verified, or the first failure."""
+
+    valid: bool
+    message: str
+    steps_checked: int = 0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"valid": self.valid, "message": self.message,
+                "steps_checked": self.steps_checked, "seconds": round(self.seconds, 3)}
+
+
+def digest(obj: dict) -> str:
+    """SHA-256 of the canonical JSON (sorted keys, no spaces, ASCII) without ``digest``."""
+    body = {k: v for k, v in obj.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _schema_check(obj: Any) -> None:
+    import jsonschema
+
+    if not isinstance(obj, dict) or obj.get("format") != "certified/certificate":
+        raise Malformed("not a certificate: 'format' must be \"certified/certificate\"")
+    if obj.get("version") != 1:
+        raise Malformed(f"certificate version {obj.get('version')!r} is not supported (1)")
+    schema = json.loads(resources.files("certified").joinpath(
+        "schemas/certificate.schema.json").read_text(encoding="utf-8"))
+    try:
+        jsonschema.validate(obj, schema)
+    except jsonschema.ValidationError as exc:
+        path = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
+        raise Malformed(f"schema: at {path}: {exc.message}") from None
+
+
+def _matrix(inst: dict, key: str) -> list[list[Fraction]]:
+    try:
+        return [[Fraction(str(x)) for x in row] for row in inst[key]]
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+        raise CheckFailure(f"instance.{key}", "a matrix of exact numbers", "something else") from exc
+
+
+def _scalar(V: list[list[Fraction]]) -> Fraction | None:
+    d = len(V)
+    lam = V[0][0]
+    ok = all(V[i][j] == (lam if i == j else 0) for i in range(d) for j in range(d))
+    return lam if ok else None
+
+
+def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None = None
+                      ) -> Report:
+    """Re-verify a parsed certificate. Raises :class:`Malformed` if it cannot be read;
+    returns a :class:`Report` (invalid with the first failure, or valid)."""
+    t_start = time.perf_counter()
+    _schema_check(obj)
+    steps_checked = 0
+    try:
+        if obj.get("digest") != digest(obj):
+            raise CheckFailure("digest", digest(obj), repr(obj.get("digest")))
+        if "audit" in obj:
+            raise CheckFailure("audit", "a `certified verify` certificate (audit certificates "
+                               "are not re-verified by checker version 1)", "an audit")
+        inst = obj["instance"]
+        V, Q, K, X0 = (_matrix(inst, k) for k in ("V", "Q", "K", "X0"))
+        if inst.get("time", "continuous") != "continuous" or inst.get("variant"):
+            raise CheckFailure("instance", "continuous time without variant", "another setting")
+        n, d = len(X0), len(V)
+        B = [[sum((Q[r][a] * K[r][b] for r in range(len(Q))), Fraction(0)) for b in range(d)]
+             for a in range(d)]
+        lam = _scalar(V)
+        lemma = obj.get("tail_lemma")
+        integ = obj.get("integration")
+        if integ is None:
+            if lemma is not None:
+                raise CheckFailure("integration", "the validated steps behind the lemma", "null")
+            if obj["verdict"] != "undecided":
+                raise CheckFailure("verdict", "'undecided' (nothing was integrated)",
+                                   repr(obj["verdict"]))
+            return Report(True, "valid: no integration, no lemma, verdict undecided", 0,
+                          time.perf_counter() - t_start)
+        if lam is None:
+            raise CheckFailure("instance.V", "V = λI (the dynamics checker version 1 replays)",
+                               "another V")
+        kind = str(lemma.get("lemma", "")) if lemma is not None else ""
+        if lemma is not None and not kind.startswith(("T4", "T6")):
+            raise CheckFailure("tail_lemma.lemma", "T4 or T6", repr(lemma.get("lemma")))
+        # Cheap checks first: the lemma on its stored data, and the verdict it implies.
+        lf = None
+        if kind.startswith("T4"):
+            lf = check_leader_follower(lemma, lam, B, n)
+            check_t4_verdict(obj, lf, X0, B)
+        elif kind.startswith("T6") or lemma is None:
+            if obj["verdict"] != "undecided":
+                raise CheckFailure("verdict", "'undecided' (no lemma proves a limit here)",
+                                   repr(obj["verdict"]))
+        # Then every step, in the checker's own arithmetic.
+        replay = integ.get("replay")
+        if replay is None:
+            raise CheckFailure("integration.replay", "replay data for every step",
+                               integ.get("replay_note", "none"))
+        records = replay["records"]
+        t_end = Fraction(replay["t_end"])
+        set_scale(int(integ["bits"]) + 64)  # finer than the producer's working precision
+        field = Field(lam, B, n, integ.get("variable", "z"))
+        if lf is not None and (field.variable != "z" or lf["T"] != t_end):
+            raise CheckFailure("tail_lemma.T", f"the end of the replay, t = {t_end} (in z)",
+                               str(lemma["T"]))
+        S = replay_steps(field, X0, integ["steps"], records, t_end, progress)
+        steps_checked = len(records)
+        # Finally, the lemma's boxes must contain the replayed enclosure at T.
+        if lf is not None:
+            check_enclosure_at_T(lf, S)
+            msg = (f"valid: {steps_checked} steps re-verified to t = {t_end}; Lemma T4 "
+                   f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
+        elif kind.startswith("T6"):
+            _check_t6(lemma, lam, B, n, S, t_end, field.variable)
+            msg = (f"valid: {steps_checked} steps re-verified to t = {t_end}; Lemma T6 "
+                   "bound re-checked; verdict 'undecided'")
+        else:
+            msg = f"valid: {steps_checked} steps re-verified to t = {t_end}; verdict undecided"
+    except CheckFailure as exc:
+        return Report(False, str(exc), steps_checked, time.perf_counter() - t_start)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError) as exc:
+        raise Malformed(f"certificate field missing or of the wrong type: {exc!r}") from None
+    return Report(True, msg, steps_checked, time.perf_counter() - t_start)
+
+
+def _check_t6(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int, S: Any,
+              t_end: Fraction, variable: str) -> None:
+    """Lemma T6's inputs: q_i(T) = x_iᵀBx_i ≤ stored bound on the replayed box, and
+    exp(L) ≥ n for the stored L ≥ log n; sup bound = max of both (Lemma C7)."""
+    if variable != "x" or lam >= 0 or -lam != Fraction(lemma["mu"]) or \
+            Fraction(lemma["T"]) != t_end:
+        raise CheckFailure("tail_lemma", f"T6 data for V = −μI in x at T = {t_end}",
+                           f"mu = {lemma.get('mu')}, T = {lemma.get('T')}")
+    d = len(B)
+    box = S.box().reshape(n, d)
+    Bb = [[const(x) for x in row] for row in B]
+    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
+    for i in range(n):
+        val = sum((box[i, a] * Bb[a][b] * box[i, b] for a in range(d) for b in range(d)),
+                  const(0))
+        if val.hi_q() > qs[i]:
+            raise CheckFailure(f"tail_lemma.q_at_T_upper[{i}]",
+                               f">= {float(val.hi_q())!r} (x_iᵀBx_i on the replayed box)",
+                               str(lemma["q_at_T_upper"][i]))
+    L = Fraction(lemma["log_n_upper"])
+    if const(L).exp().lo_q() < n:
+        raise CheckFailure("tail_lemma.log_n_upper", f"L with e^L >= {n}", str(L))
+    if Fraction(lemma["sup_q_upper"]) < max(max(qs), L):
+        raise CheckFailure("tail_lemma.sup_q_upper", f">= {float(max(max(qs), L))!r}",
+                           str(lemma["sup_q_upper"]))
+
+
+def check_file(path: str, progress: Callable[[int, Fraction], None] | None = None) -> Report:
+    """Read and check a certificate file (:class:`Malformed` if it is not readable JSON)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            obj = json.load(fh)
+    except OSError as exc:
+        raise Malformed(f"cannot read {path}: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise Malformed(f"{path} is not JSON: {exc}") from None
+    return check_certificate(obj, progress)

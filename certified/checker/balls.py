@@ -1,0 +1,433 @@
+"""The checker's arithmetic: fixed-point balls on Python integers, mpmath for exp/cos/sin.
+
+Contract
+--------
+A :class:`Ball` ``(m, r)`` stands for the closed interval [(m − r)·2^−P, (m + r)·2^−P]
+with Python integers m and r ≥ 0 and the module-wide scale P (:func:`scale`). Every
+operation returns a ball that contains the exact result for every pair of points of its
+arguments. Additions are exact; products and quotients are rounded by one explicit
+floor/ceil on integers (proofs in ``proofs_notes/checker.md``, Lemma C1); exp, cos and sin
+call mpmath's ``libmp`` functions with directed rounding (``round_floor`` /
+``round_ceiling``) on exactly converted endpoints. :class:`CBall` is a rectangle
+re + i·im of two balls.
+
+This module deliberately shares no code with the integrator (which uses Arb through
+python-flint): the checker's trusted base is Python's integers, ``fractions``, and
+mpmath's directed rounding.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import isqrt
+
+import numpy as np
+
+import mpmath.libmp as L
+
+__all__ = ["Ball", "BallArray", "CBall", "scale", "set_scale", "const", "interval", "one"]
+
+_P = 200  # fixed-point scale: one unit is 2^-P
+
+
+def scale() -> int:
+    """The current fixed-point scale P."""
+    return _P
+
+
+def set_scale(bits: int) -> None:
+    """Set the scale P (all balls of one check must share it)."""
+    global _P
+    _P = int(bits)
+
+
+def one() -> Ball:
+    """The exact ball 1 at the current scale (a function: the scale may change)."""
+    return Ball(1 << _P, 0)
+
+
+def _ceil_shift(x: int, s: int) -> int:
+    """⌈x / 2^s⌉ for s ≥ 0."""
+    return -((-x) >> s)
+
+
+def _div_floor(a: int, b: int) -> int:
+    return a // b
+
+
+def _div_ceil(a: int, b: int) -> int:
+    return -((-a) // b)
+
+
+class Ball:
+    """[(m − r)·2^−P, (m + r)·2^−P] (module docstring states the contract)."""
+
+    __slots__ = ("m", "r")
+
+    def __init__(self, m: int, r: int = 0) -> None:
+        self.m, self.r = m, r
+
+    # -- construction and reading --------------------------------------------------------
+    @staticmethod
+    def from_ends(lo: int, hi: int) -> "Ball":
+        """The ball of the scaled integer interval [lo, hi] (lo ≤ hi)."""
+        m = (lo + hi) >> 1
+        return Ball(m, max(hi - m, m - lo))
+
+    def lo(self) -> int:
+        return self.m - self.r
+
+    def hi(self) -> int:
+        return self.m + self.r
+
+    def lo_q(self) -> Fraction:
+        return Fraction(self.m - self.r, 1 << _P)
+
+    def hi_q(self) -> Fraction:
+        return Fraction(self.m + self.r, 1 << _P)
+
+    def mid_float(self) -> float:
+        return self.m / float(1 << _P) if self.m.bit_length() < 1000 else \
+            float(Fraction(self.m, 1 << _P))
+
+    def contains(self, o: "Ball") -> bool:
+        return self.lo() <= o.lo() and o.hi() <= self.hi()
+
+    def contains_interior(self, o: "Ball") -> bool:
+        return self.lo() < o.lo() and o.hi() < self.hi()
+
+    def abs_hi(self) -> int:
+        """Scaled upper bound of |x|."""
+        return abs(self.m) + self.r
+
+    def intersect(self, o: "Ball") -> "Ball":
+        """The common part of two enclosures of the same quantity (must overlap)."""
+        lo, hi = max(self.lo(), o.lo()), min(self.hi(), o.hi())
+        if lo > hi:
+            raise ArithmeticError("disjoint enclosures of one quantity")
+        return Ball.from_ends(lo, hi)
+
+    def union(self, o: "Ball") -> "Ball":
+        return Ball.from_ends(min(self.lo(), o.lo()), max(self.hi(), o.hi()))
+
+    def __repr__(self) -> str:
+        return f"[{_show(self.lo_q())}, {_show(self.hi_q())}]"
+
+    # -- ring operations -----------------------------------------------------------------
+    def __add__(self, o: object) -> "Ball":
+        if isinstance(o, Ball):
+            return Ball(self.m + o.m, self.r + o.r)
+        if isinstance(o, int) and o == 0:
+            return self
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __neg__(self) -> "Ball":
+        return Ball(-self.m, self.r)
+
+    def __sub__(self, o: object) -> "Ball":
+        if isinstance(o, Ball):
+            return Ball(self.m - o.m, self.r + o.r)
+        return NotImplemented
+
+    def __mul__(self, o: object) -> "Ball":
+        if isinstance(o, Ball):
+            # |xy − m₁m₂·2^{−2P}| ≤ (|m₁|r₂ + r₁|m₂| + r₁r₂)·2^{−2P}; the floor of the
+            # midpoint loses < 1 unit, hence the + 1 (Lemma C1).
+            p = self.m * o.m
+            rad = abs(self.m) * o.r + self.r * abs(o.m) + self.r * o.r
+            return Ball(p >> _P, _ceil_shift(rad, _P) + 1)
+        if isinstance(o, int):
+            return Ball(self.m * o, self.r * abs(o))
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def sqr(self) -> "Ball":
+        """x² (tighter than x·x when the ball contains 0)."""
+        lo, hi = self.lo(), self.hi()
+        a, b = lo * lo, hi * hi
+        top = _ceil_shift(max(a, b), _P) + 1
+        bot = 0 if lo <= 0 <= hi else (min(a, b) >> _P)
+        return Ball.from_ends(bot, top)
+
+    def recip(self) -> "Ball":
+        """1/x; raises ZeroDivisionError when the ball contains 0."""
+        lo, hi = self.lo(), self.hi()
+        if lo <= 0 <= hi:
+            raise ZeroDivisionError("ball contains 0")
+        num = 1 << (2 * _P)
+        # 1/x is decreasing on each side of 0: [1/hi, 1/lo] scaled by 2^P.
+        return Ball.from_ends(_div_floor(num, hi), _div_ceil(num, lo))
+
+    def __truediv__(self, o: object) -> "Ball":
+        if isinstance(o, Ball):
+            return self * o.recip()
+        if isinstance(o, int) and o > 0:
+            return Ball.from_ends(_div_floor(self.lo(), o), _div_ceil(self.hi(), o))
+        return NotImplemented
+
+    # -- elementary functions (mpmath, directed rounding) --------------------------------
+    def _ends_mpf(self) -> tuple:
+        return L.from_man_exp(self.lo(), -_P), L.from_man_exp(self.hi(), -_P)
+
+    def exp(self) -> "Ball":
+        a, b = self._ends_mpf()
+        prec = _P + 32
+        lo = _mpf_floor_scaled(L.mpf_exp(a, prec, L.round_floor))
+        hi = _mpf_ceil_scaled(L.mpf_exp(b, prec, L.round_ceiling))
+        return Ball.from_ends(lo, hi)
+
+    def cos_sin(self) -> tuple["Ball", "Ball"]:
+        a, b = self._ends_mpf()
+        prec = _P + 32
+        c = L.mpi_cos((a, b), prec)
+        s = L.mpi_sin((a, b), prec)
+        return (Ball.from_ends(_mpf_floor_scaled(c[0]), _mpf_ceil_scaled(c[1])),
+                Ball.from_ends(_mpf_floor_scaled(s[0]), _mpf_ceil_scaled(s[1])))
+
+
+def _show(q: Fraction) -> str:
+    """A display of q with 25 significant digits (for messages only)."""
+    from decimal import Context, Decimal
+
+    ctx = Context(prec=25)
+    return str(ctx.divide(Decimal(q.numerator), Decimal(q.denominator)))
+
+
+def _signed_man_exp(x: tuple) -> tuple[int, int]:
+    """(signed mantissa, exponent) of a finite raw mpf (``to_man_exp`` drops the sign)."""
+    sign, man, exp, _ = x
+    if not man:
+        if exp:  # inf or nan
+            raise ArithmeticError("mpmath returned a non-finite value")
+        return 0, 0
+    return (-man if sign else man), exp
+
+
+def _mpf_floor_scaled(x: tuple) -> int:
+    man, e = _signed_man_exp(x)
+    s = e + _P
+    return man << s if s >= 0 else man >> (-s)
+
+
+def _mpf_ceil_scaled(x: tuple) -> int:
+    man, e = _signed_man_exp(x)
+    s = e + _P
+    return man << s if s >= 0 else _ceil_shift(man, -s)
+
+
+def const(q: Fraction | int) -> Ball:
+    """The tightest ball (radius ≤ 1 unit) containing the rational q."""
+    q = Fraction(q)
+    num = q.numerator << _P
+    lo = _div_floor(num, q.denominator)
+    hi = _div_ceil(num, q.denominator)
+    return Ball.from_ends(lo, hi)
+
+
+def interval(lo: Fraction, hi: Fraction) -> Ball:
+    """A ball containing the rational interval [lo, hi]."""
+    a, b = const(lo), const(hi)
+    return Ball.from_ends(a.lo(), b.hi())
+
+
+class CBall:
+    """The rectangle re + i·im (two :class:`Ball`); contains every z with Re z ∈ re,
+    Im z ∈ im."""
+
+    __slots__ = ("re", "im")
+
+    def __init__(self, re: Ball, im: Ball) -> None:
+        self.re, self.im = re, im
+
+    def __add__(self, o: object) -> "CBall":
+        if isinstance(o, CBall):
+            return CBall(self.re + o.re, self.im + o.im)
+        if isinstance(o, Ball):
+            return CBall(self.re + o, self.im)
+        if isinstance(o, int) and o == 0:
+            return self
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __neg__(self) -> "CBall":
+        return CBall(-self.re, -self.im)
+
+    def __sub__(self, o: object) -> "CBall":
+        if isinstance(o, CBall):
+            return CBall(self.re - o.re, self.im - o.im)
+        if isinstance(o, Ball):
+            return CBall(self.re - o, self.im)
+        return NotImplemented
+
+    def __rsub__(self, o: object) -> "CBall":
+        if isinstance(o, Ball):
+            return CBall(o - self.re, -self.im)
+        return NotImplemented
+
+    def __mul__(self, o: object) -> "CBall":
+        if isinstance(o, CBall):
+            return CBall(self.re * o.re - self.im * o.im, self.re * o.im + self.im * o.re)
+        if isinstance(o, (Ball, int)):
+            return CBall(self.re * o, self.im * o)
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def recip(self) -> "CBall":
+        """1/z as the intersection of two enclosures (Lemma C1):
+
+        * the rectangle formula z̄/(Re² + Im²);
+        * the first-order form around the centre m (δ = z − m, |δ| ≤ R):
+          1/z = 1/m − δ/m² + δ²/(m²z), with |δ²/(m²z)| ≤ R²/(|m|²(|m| − R)); the linear
+          term is the rectangle δ times the point −1/m², so the two components keep their
+          own radii (much tighter than either disc or rectangle alone on wide boxes).
+        """
+        den = self.re.sqr() + self.im.sqr()
+        inv = den.recip()
+        rect = CBall(self.re * inv, -self.im * inv)
+        mr, mi = self.re.m, self.im.m
+        R = isqrt(self.re.r ** 2 + self.im.r ** 2) + 1  # ≥ |z − m|, scaled
+        m2 = mr * mr + mi * mi  # |m|², scaled by 2^{2P}
+        mabs = isqrt(m2)  # ≤ |m|, scaled
+        if mabs <= R:
+            return rect
+        inv_m2 = Ball(m2 >> _P, 1).recip()  # 1/|m|², |m|² enclosed with one unit
+        one_m = CBall(Ball(mr, 0) * inv_m2, -(Ball(mi, 0) * inv_m2))  # 1/m = m̄/|m|²
+        w = -(one_m * one_m)  # −1/m²
+        delta = CBall(Ball(0, self.re.r), Ball(0, self.im.r))
+        lin = one_m + w * delta
+        # second order R²/(|m|²(|m| − R)), scaled by 2^P: R_s²·2^{2P} / (m2·(|m|_s − R_s)),
+        # with |m|_s = isqrt(m2) a lower bound of |m|·2^P; rounded up, plus one unit.
+        rad2 = _div_ceil(R * R << (2 * _P), m2 * (mabs - R)) + 1
+        first = CBall(Ball(lin.re.m, lin.re.r + rad2), Ball(lin.im.m, lin.im.r + rad2))
+        return CBall(rect.re.intersect(first.re), rect.im.intersect(first.im))
+
+    def __truediv__(self, o: object) -> "CBall":
+        if isinstance(o, (CBall, Ball)):
+            return self * o.recip()
+        return NotImplemented
+
+    def __rtruediv__(self, o: object) -> "CBall":
+        if isinstance(o, Ball):
+            return self.recip() * o
+        return NotImplemented
+
+    def exp(self) -> "CBall":
+        e = self.re.exp()
+        c, s = self.im.cos_sin()
+        return CBall(e * c, e * s)
+
+    def contains_interior(self, o: "CBall") -> bool:
+        return self.re.contains_interior(o.re) and self.im.contains_interior(o.im)
+
+    def abs_hi(self) -> int:
+        """Scaled upper bound of |z| (exact integer square root, rounded up)."""
+        a, b = self.re.abs_hi(), self.im.abs_hi()
+        s = a * a + b * b
+        root = isqrt(s)
+        return root if root * root == s else root + 1
+
+
+
+class BallArray:
+    """An array of balls as two numpy object arrays of Python integers (midpoints m,
+    radii r ≥ 0) at the scale P: entry-wise the contract of :class:`Ball`.
+
+    Why: the Taylor recurrences are sums of products; here every such sum is formed
+    *exactly* in integers (numpy's C loops over Python ints) and rounded once, instead
+    of one Python-level ball operation per product (Lemma C1 covers both).
+    """
+
+    __slots__ = ("m", "r")
+
+    def __init__(self, m: np.ndarray, r: np.ndarray) -> None:
+        self.m, self.r = m, r
+
+    @staticmethod
+    def of(balls: np.ndarray) -> "BallArray":
+        b = np.asarray(balls, dtype=object)
+        m = np.empty(b.shape, dtype=object)
+        r = np.empty(b.shape, dtype=object)
+        for idx, x in np.ndenumerate(b):
+            m[idx], r[idx] = x.m, x.r
+        return BallArray(m, r)
+
+    def balls(self) -> np.ndarray:
+        out = np.empty(self.m.shape, dtype=object)
+        for idx in np.ndindex(self.m.shape):
+            out[idx] = Ball(self.m[idx], self.r[idx])
+        return out
+
+    @property
+    def shape(self) -> tuple:
+        return self.m.shape
+
+    def __getitem__(self, key: object) -> "BallArray":
+        return BallArray(self.m[key], self.r[key])
+
+    def reshape(self, *shape: int) -> "BallArray":
+        return BallArray(self.m.reshape(*shape), self.r.reshape(*shape))
+
+    @property
+    def T(self) -> "BallArray":
+        return BallArray(self.m.T, self.r.T)
+
+    def __add__(self, o: "BallArray") -> "BallArray":
+        return BallArray(self.m + o.m, self.r + o.r)
+
+    def __sub__(self, o: "BallArray") -> "BallArray":
+        return BallArray(self.m - o.m, self.r + o.r)
+
+    def times_int(self, k: int) -> "BallArray":
+        return BallArray(self.m * k, self.r * abs(k))
+
+    def div_int(self, k: int) -> "BallArray":
+        """x / k for an integer k > 0: floor of the midpoint, one unit more radius."""
+        return BallArray(self.m // k, -((-self.r) // k) + 1)
+
+    def sum_rows(self) -> "BallArray":
+        """Sum over the last axis, keeping it (shape (..., 1)); exact."""
+        return BallArray(self.m.sum(axis=-1, keepdims=True), self.r.sum(axis=-1, keepdims=True))
+
+    @staticmethod
+    def _round(mid2: np.ndarray, rad2: np.ndarray) -> "BallArray":
+        """Balls from exact products at scale 2^{2P}: one floor, radius rounded up + 1."""
+        return BallArray(mid2 >> _P, -((-rad2) >> _P) + 1)
+
+    def __mul__(self, o: "BallArray") -> "BallArray":
+        """Entry-wise product (numpy broadcasting)."""
+        am, bm = abs(self.m), abs(o.m)
+        return BallArray._round(self.m * o.m, am * o.r + self.r * bm + self.r * o.r)
+
+    def __matmul__(self, o: "BallArray") -> "BallArray":
+        am, bm = abs(self.m), abs(o.m)
+        return BallArray._round(self.m.dot(o.m), am.dot(o.r) + self.r.dot(bm) + self.r.dot(o.r))
+
+    @staticmethod
+    def dot_sum(left: list["BallArray"], right: list["BallArray"]) -> "BallArray":
+        """Σ_a left[a] ∘ right[a] (entry-wise, broadcasting), summed exactly, rounded once."""
+        nd = max(x.m.ndim for x in left)
+
+        def lift(a: np.ndarray) -> np.ndarray:  # same ndim, so the stacks broadcast
+            return a.reshape((1,) * (nd - a.ndim) + a.shape)
+
+        Lm = np.stack([lift(x.m) for x in left])
+        Lr = np.stack([lift(x.r) for x in left])
+        Rm = np.stack([lift(x.m) for x in right])
+        Rr = np.stack([lift(x.r) for x in right])
+        mid = (Lm * Rm).sum(axis=0)
+        rad = (abs(Lm) * Rr + Lr * abs(Rm) + Lr * Rr).sum(axis=0)
+        return BallArray._round(mid, rad)
+
+    @staticmethod
+    def matmul_sum(left: list["BallArray"], right: list["BallArray"]) -> "BallArray":
+        """Σ_a left[a] @ right[a] as one exact stacked product, rounded once."""
+        Lm = np.concatenate([x.m for x in left], axis=1)
+        Lr = np.concatenate([x.r for x in left], axis=1)
+        Rm = np.concatenate([x.m for x in right], axis=0)
+        Rr = np.concatenate([x.r for x in right], axis=0)
+        return BallArray._round(Lm.dot(Rm), abs(Lm).dot(Rr) + Lr.dot(abs(Rm)) + Lr.dot(Rr))

@@ -1,0 +1,19 @@
+"""The checker's one exception: the first failed check, as "Expected … Got …"."""
+
+from __future__ import annotations
+
+from ..errors import CertifiedError
+
+__all__ = ["CheckFailure", "Malformed"]
+
+
+class CheckFailure(CertifiedError):
+    """A check failed: the certificate is invalid (exit status 1)."""
+
+    def __init__(self, where: str, expected: str, got: str) -> None:
+        self.where, self.expected, self.got = where, expected, got
+        super().__init__(f"{where}: Expected {expected}. Got {got}.")
+
+
+class Malformed(CertifiedError):
+    """The certificate cannot be read: not JSON, wrong format, schema violation (exit 2)."""

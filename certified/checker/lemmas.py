@@ -1,0 +1,307 @@
+"""Re-checking Lemma T4 (leader–follower, V = λI) and the verdict it supports.
+
+Margins are recomputed in *exact* rational interval arithmetic on the stored boxes (the
+boxes, B and the inflations are rationals, and the expressions are polynomial), the tail
+bounds with :mod:`.balls` (they need exp). Statement and proof: ``proofs_notes/tail.md``,
+Lemma T4; what is re-checked here: ``proofs_notes/checker.md``, Lemma C6.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from .balls import Ball, const
+from .errors import CheckFailure
+from .replay import LohnerSet
+
+__all__ = ["check_enclosure_at_T", "check_leader_follower", "check_t4_verdict"]
+
+Iv = tuple[Fraction, Fraction]
+
+
+def _q(x: object, where: str) -> Fraction:
+    try:
+        return Fraction(str(x))
+    except (TypeError, ValueError, ZeroDivisionError) as exc:
+        raise CheckFailure(where, "an exact number", repr(x)) from exc
+
+
+def _iv(pair: list, where: str) -> Iv:
+    lo, hi = _q(pair[0], where), _q(pair[1], where)
+    if lo > hi:
+        raise CheckFailure(where, "lo <= hi", f"[{pair[0]}, {pair[1]}]")
+    return lo, hi
+
+
+def _add(a: Iv, b: Iv) -> Iv:
+    return a[0] + b[0], a[1] + b[1]
+
+
+def _mul(a: Iv, b: Iv) -> Iv:
+    p = (a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1])
+    return min(p), max(p)
+
+
+def _scal(s: Fraction, a: Iv) -> Iv:
+    return (s * a[0], s * a[1]) if s >= 0 else (s * a[1], s * a[0])
+
+
+def _dot(u: list[Iv], v: list[Iv]) -> Iv:
+    acc = (Fraction(0), Fraction(0))
+    for a, b in zip(u, v):
+        acc = _add(acc, _mul(a, b))
+    return acc
+
+
+def _margins(B: list[list[Fraction]], boxes: list[list[Iv]], diffs: dict[int, list[Iv]],
+             leader: list[int], delta: Fraction, eta: Fraction
+             ) -> tuple[Fraction | None, Fraction | None]:
+    """Exact lower bounds of (Hm): x ∈ Z_a⁺ʳ, y ∈ Z_k⁺ᵟ, w ∈ Z_b⁺ʳ ⇒ xᵀB(y − w) ≥ m, and
+    of (Hμ): u ∈ E_j⁺ᵑ ⇒ −xᵀBu ≥ μ (r = δ + η), by interval evaluation of the affine forms."""
+    n, d = len(boxes), len(B)
+    r = delta + eta
+    X = [[(lo - r, hi + r) for lo, hi in row] for row in boxes]
+    Lk = [[(lo - delta, hi + delta) for lo, hi in row] for row in boxes]
+    G = [[(Fraction(0), Fraction(0)) for _ in range(d)] for _ in range(n)]
+    for a in range(n):
+        for c in range(d):
+            acc = (Fraction(0), Fraction(0))
+            for s in range(d):
+                acc = _add(acc, _scal(B[s][c], X[a][s]))
+            G[a][c] = acc
+    followers = [j for j in range(n) if leader[j] != j]
+    m = mu = None
+    for a in range(n):
+        k = leader[a]
+        for b in range(n):
+            if leader[b] == k:
+                continue
+            W = [(Lk[k][c][0] - X[b][c][1], Lk[k][c][1] - X[b][c][0]) for c in range(d)]
+            lo = _dot(G[a], W)[0]
+            m = lo if m is None else min(m, lo)
+        for j in followers:
+            if leader[j] != k:
+                continue
+            U = [(lo - eta, hi + eta) for lo, hi in diffs[j]]
+            hi = _dot(G[a], U)[1]
+            mu = -hi if mu is None else min(mu, -hi)
+    return m, mu
+
+
+def _tails(m: Fraction, mu: Fraction | None, lam: Fraction, T: Fraction, D: Fraction,
+           leader: list[int], eps: dict[int, Fraction], eta: Fraction) -> tuple[Fraction, Fraction]:
+    """Upper bounds of Lemma T4's (δ₀, η₀) (the bootstrap (Hb), via Lemma T3)."""
+    n = len(leader)
+    beta = const(2 * lam * T).exp()
+    b = const(m) * beta
+    tail_b = (-b).exp() / b
+    tail_a = None
+    if mu is not None:
+        a = const(mu) * beta
+        tail_a = (-a).exp() / a
+    d0 = e0 = Fraction(0)
+    for k in sorted(set(leader)):
+        members = [i for i in range(n) if leader[i] == k]
+        sig = sum((eps[j] + eta for j in members if j != k), Fraction(0))
+        outside = n - len(members)
+        dk = const(Fraction(outside) * D / 2) * tail_b
+        ek = const(Fraction(outside) * D) * tail_b
+        if sig:
+            if tail_a is None:
+                raise CheckFailure("tail_lemma.mu", "a within-cluster margin (followers exist)",
+                                   "null")
+            dk = dk + const(sig) * tail_a
+            ek = ek + const(2 * sig) * tail_a
+        d0, e0 = max(d0, dk.hi_q()), max(e0, ek.hi_q())
+    return d0, e0
+
+
+def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int
+                          ) -> dict:
+    """Re-verify Lemma T4's hypotheses and conclusions from the stored data at T.
+
+    Returns the parsed lemma (leader map, boxes, differences, recomputed δ₀, m, μ) for
+    the verdict check and for :func:`check_enclosure_at_T`, which must then confirm that
+    the stored boxes contain the replayed enclosure.
+    """
+    d = len(B)
+    T = _q(lemma["T"], "tail_lemma.T")
+    if _q(lemma["lambda"], "tail_lemma.lambda") != lam or lam <= 0:
+        raise CheckFailure("tail_lemma.lambda", f"λ = {lam} > 0 (V = λI)", str(lemma["lambda"]))
+    leader = lemma["leader_map"]
+    if (not isinstance(leader, list) or len(leader) != n
+            or any(not isinstance(x, int) or not 0 <= x < n for x in leader)):
+        raise CheckFailure("tail_lemma.leader_map", f"a list of {n} token indices", repr(leader))
+    if any(leader[leader[i]] != leader[i] for i in range(n)):
+        raise CheckFailure("tail_lemma.leader_map", "an idempotent map (l(l(i)) = l(i))",
+                           repr(leader))
+    followers = [j for j in range(n) if leader[j] != j]
+    boxes = [[_iv(p, f"tail_lemma.boxes_at_T[{i}]") for p in row]
+             for i, row in enumerate(lemma["boxes_at_T"])]
+    if len(boxes) != n or any(len(row) != d for row in boxes):
+        raise CheckFailure("tail_lemma.boxes_at_T", f"{n}×{d} intervals", "another shape")
+    raw = lemma["differences_at_T"]
+    if sorted(int(j) for j in raw) != followers:
+        raise CheckFailure("tail_lemma.differences_at_T", f"boxes for the followers {followers}",
+                           f"keys {sorted(raw)}")
+    diffs = {int(j): [_iv(p, f"tail_lemma.differences_at_T[{j}]") for p in row]
+             for j, row in raw.items()}
+    # 2. (T1) hull diameter, then (Hm), (Hμ) on the inflated regions, then (Hb).
+    D = _q(lemma["D"], "tail_lemma.D")
+    Dmin = max(max(boxes[i][c][1] for i in range(n)) - min(boxes[i][c][0] for i in range(n))
+               for c in range(d))
+    if D < Dmin:
+        raise CheckFailure("tail_lemma.D", f"D >= {float(Dmin)!r} (ℓ∞ diameter of the boxes)",
+                           str(lemma["D"]))
+    m, delta, eta = (_q(lemma[k], f"tail_lemma.{k}") for k in ("m", "delta", "eta"))
+    mu = None if lemma["mu"] is None else _q(lemma["mu"], "tail_lemma.mu")
+    delta0, eta0 = _q(lemma["delta0"], "tail_lemma.delta0"), _q(lemma["eta0"], "tail_lemma.eta0")
+    m_c, mu_c = _margins(B, boxes, diffs, leader, delta, eta)
+    if m_c is None:
+        m_c = Fraction(1)  # one cluster: (Hm) is vacuous
+    if not (0 < m <= m_c):
+        raise CheckFailure("tail_lemma.m", f"0 < m <= {float(m_c)!r} (the recomputed margin)",
+                           str(lemma["m"]))
+    if followers:
+        if mu is None or not (0 < mu <= mu_c):
+            raise CheckFailure("tail_lemma.mu", f"0 < mu <= {float(mu_c)!r} (recomputed)",
+                               str(lemma["mu"]))
+    elif mu is not None:
+        raise CheckFailure("tail_lemma.mu", "null (no followers)", str(lemma["mu"]))
+    eps = {j: max(max(abs(lo), abs(hi)) for lo, hi in diffs[j]) for j in followers}
+    d0, e0 = _tails(m, mu, lam, T, D, leader, eps, eta)
+    if not (d0 <= delta0 < delta):
+        raise CheckFailure("tail_lemma.delta0", f"{float(d0)!r} <= delta0 < delta = "
+                           f"{float(delta)!r} (bootstrap (Hb))", str(lemma["delta0"]))
+    if not (e0 <= eta0 < eta):
+        raise CheckFailure("tail_lemma.eta0", f"{float(e0)!r} <= eta0 < eta = "
+                           f"{float(eta)!r} (bootstrap (Hb))", str(lemma["eta0"]))
+    base = m if mu is None else min(m, mu)
+    rate_hi = (const(base) * const(lam * T).exp()).hi_q()
+    rate = _q(lemma["rate_constant"], "tail_lemma.rate_constant")
+    if rate > rate_hi:
+        raise CheckFailure("tail_lemma.rate_constant",
+                           f"c <= min(m, mu)·e^(λT) <= {float(rate_hi)!r}", str(rate))
+    # Conclusion (1) uses the recomputed bound d0 (≤ the stored δ₀).
+    return {"T": T, "leader": leader, "boxes": boxes, "diffs": diffs, "delta0": d0, "m": m,
+            "mu": mu}
+
+
+def check_enclosure_at_T(lf: dict, S: LohnerSet) -> None:
+    """The stored boxes and follower differences at T contain the replayed enclosure
+    (differences as linear images of the set, Lemma C4)."""
+    leader, boxes, diffs = lf["leader"], lf["boxes"], lf["diffs"]
+    n, d = len(boxes), len(boxes[0])
+    followers = [j for j in range(n) if leader[j] != j]
+    # 1. The stored boxes contain the checker's own enclosure at T.
+    own = S.box().reshape(n, d)
+    for i in range(n):
+        for c in range(d):
+            lo, hi = boxes[i][c]
+            if not (lo <= own[i, c].lo_q() and own[i, c].hi_q() <= hi):
+                raise CheckFailure(f"tail_lemma.boxes_at_T[{i}][{c}]",
+                                   f"an interval containing the replayed {own[i, c]!r}",
+                                   f"[{float(lo)!r}, {float(hi)!r}]")
+    if followers:
+        N = n * d
+        Mdiff = np.empty((len(followers) * d, N), dtype=object)
+        Mdiff.fill(Ball(0, 0))
+        one = const(1)
+        for r_, j in enumerate(followers):
+            for c in range(d):
+                Mdiff[r_ * d + c, j * d + c] = one
+                Mdiff[r_ * d + c, leader[j] * d + c] = -one
+        E = S.linear_image(Mdiff).reshape(len(followers), d)
+        for r_, j in enumerate(followers):
+            for c in range(d):
+                lo, hi = diffs[j][c]
+                if not (lo <= E[r_, c].lo_q() and E[r_, c].hi_q() <= hi):
+                    raise CheckFailure(f"tail_lemma.differences_at_T[{j}][{c}]",
+                                       f"an interval containing the replayed {E[r_, c]!r}",
+                                       f"[{float(lo)!r}, {float(hi)!r}]")
+
+
+def _contains(outer: list, inner: Iv, where: str) -> None:
+    lo, hi = _iv(outer, where)
+    if not (lo <= inner[0] and inner[1] <= hi):
+        raise CheckFailure(where, f"an interval containing [{float(inner[0])!r}, "
+                           f"{float(inner[1])!r}] (box at T ± δ₀)", f"[{outer[0]}, {outer[1]}]")
+
+
+def _check_clusters(clusters: list, lf: dict, B: list[list[Fraction]], where: str) -> None:
+    leader, boxes, d0 = lf["leader"], lf["boxes"], lf["delta0"]
+    leaders = sorted(set(leader))
+    if [c.get("leader") for c in clusters] != leaders:
+        raise CheckFailure(where, f"clusters led by {leaders}",
+                           repr([c.get("leader") for c in clusters]))
+    centers = []
+    for idx, (k, cl) in enumerate(zip(leaders, clusters)):
+        members = [i for i, l in enumerate(leader) if l == k]
+        if cl.get("members") != members:
+            raise CheckFailure(f"{where}[{idx}].members", repr(members), repr(cl.get("members")))
+        cen = [(lo - d0, hi + d0) for lo, hi in boxes[k]]
+        for c, pair in enumerate(cl["center"]):
+            _contains(pair, cen[c], f"{where}[{idx}].center[{c}]")
+        centers.append([_iv(p, f"{where}[{idx}].center") for p in cl["center"]])
+    for idx, cl in enumerate(clusters):
+        if cl.get("is_hull_vertex") is True and len(clusters) >= 2:
+            a = cl.get("exposing_functional")
+            if a is None:
+                raise CheckFailure(f"{where}[{idx}].exposing_functional",
+                                   "a witness for is_hull_vertex = true", "none")
+            a = [_q(x, f"{where}[{idx}].exposing_functional") for x in a]
+            lo_k = _dot([(x, x) for x in a], centers[idx])[0]
+            for j, cen in enumerate(centers):
+                if j != idx and not lo_k > _dot([(x, x) for x in a], cen)[1]:
+                    raise CheckFailure(f"{where}[{idx}].is_hull_vertex",
+                                       f"a·c_{idx} > a·c_{j} on the centre boxes (Lemma G1)",
+                                       "not separated")
+        if cl.get("is_zero") is False and len(clusters) < 2:
+            if not any(lo > 0 or hi < 0 for lo, hi in centers[idx]):
+                raise CheckFailure(f"{where}[{idx}].is_zero", "a centre box excluding 0",
+                                   "a box containing 0")
+
+
+def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
+                     B: list[list[Fraction]]) -> None:
+    """The verdict and limit objects follow from the verified lemma (Lemma C6)."""
+    theorem, verdict = cert["theorem"], cert["verdict"]
+    leader = lf["leader"]
+    n, d = len(leader), len(B)
+    leaders = sorted(set(leader))
+    Pstar = [[int(j == leader[i]) for j in range(n)] for i in range(n)]
+    src = cert.get("limit") if cert.get("limit") is not None else cert.get("evidence") or {}
+    if "attention_limit" in src and src["attention_limit"] != Pstar:
+        raise CheckFailure("limit.attention_limit", f"rows e_l(i): {Pstar}",
+                           repr(src["attention_limit"]))
+    if "attention_rank" in src and src["attention_rank"] != len(leaders):
+        raise CheckFailure("limit.attention_rank", str(len(leaders)), repr(src["attention_rank"]))
+    if "clusters" in src:
+        _check_clusters(src["clusters"], lf, B, "limit.clusters")
+    if theorem in ("3.1", "5.2"):
+        expected = "certified"
+    elif theorem == "2.1":
+        if d == 1:
+            xs = [X0[i][0] for i in range(n)]
+            extremes = {xs.index(min(xs)), xs.index(max(xs))}
+        else:
+            sizes = sorted(((k, sum(1 for l in leader if l == k)) for k in leaders),
+                           key=lambda kc: -kc[1])
+            extremes = {k for k, _ in sizes[:2]}
+        bad = [i for i, k in enumerate(leader) if k not in extremes]
+        expected = "certified" if len(bad) <= 1 else "refuted"
+        if expected == "certified" and cert.get("limit", {}).get("leaders") != leaders:
+            raise CheckFailure("limit.leaders", repr(leaders),
+                               repr(cert.get("limit", {}).get("leaders")))
+    elif theorem == "4.2":
+        expected = "undecided" if d != 1 else ("certified" if len(leaders) <= 2 else "refuted")
+    elif theorem == "8.5":
+        off = any(leader[i] != j for i in range(n) for j in range(n))
+        expected = "refuted" if n >= 2 and off else "undecided"
+    else:
+        raise CheckFailure("theorem", "one of 2.1, 3.1, 4.2, 5.2, 8.5", repr(theorem))
+    if verdict != expected:
+        raise CheckFailure("verdict", f"{expected!r} (what Lemma T4's data imply for "
+                           f"Theorem {theorem})", repr(verdict))

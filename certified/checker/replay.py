@@ -1,0 +1,236 @@
+"""Replay of the validated steps of a certificate, with the checker's own arithmetic.
+
+The certificate supplies, per step, what was *found* by search (the step h, the Taylor
+order, the half-side ρ of the complex time square and the complex a-priori box) and the
+box it claims for the state at the end of the step. The checker keeps its own Lohner set
+(x = c + A·r) and, for each step, (1) verifies the complex Picard inclusion, (2) encloses
+the Taylor polynomial at the centre and the Cauchy remainder, (3) encloses the flow's
+Jacobian over the tube by the variational fixed point, (4) updates its set, and
+(5) requires its set's box to lie inside the claimed box. Lemma numbers refer to
+``proofs_notes/checker.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .balls import Ball, CBall, const, interval, one, scale
+from .dynamics import Field, _zeros
+from .errors import CheckFailure
+
+__all__ = ["LohnerSet", "replay_steps", "parse_interval"]
+
+#: Picard tests per step: the stored box first, then boxes grown from it.
+PICARD_TRIES = 10
+
+
+def parse_interval(pair: list, where: str) -> Ball:
+    """A ball containing the rational interval given as two decimal/fraction strings."""
+    try:
+        lo, hi = Fraction(pair[0]), Fraction(pair[1])
+    except (TypeError, ValueError, IndexError, ZeroDivisionError) as exc:
+        raise CheckFailure(where, "an interval [lo, hi] of exact numbers", repr(pair)) from exc
+    if lo > hi:
+        raise CheckFailure(where, "lo <= hi", f"[{pair[0]}, {pair[1]}]")
+    return interval(lo, hi)
+
+
+def parse_set(rec: dict, N: int, where: str) -> "LohnerSet":
+    """The stored Lohner set {c + A·r} of a replay record (c, A exact; r intervals)."""
+    try:
+        c = [Fraction(x) for x in rec["c"]]
+        A = [[Fraction(x) for x in row] for row in rec["A"]]
+        r = rec["r"]
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+        raise CheckFailure(where, "a set {c, A, r} of exact numbers", repr(exc)) from None
+    if len(c) != N or len(A) != N or any(len(row) != N for row in A) or len(r) != N:
+        raise CheckFailure(where, f"c of length {N}, A {N}×{N}, r of length {N}",
+                           "other shapes")
+    # Balls containing the exact c and A (exact when dyadic at this scale): the checks
+    # below only need enclosures of them (Lemma C4).
+    cb = [const(x) for x in c]
+    Ab = [[const(x) for x in row] for row in A]
+    return LohnerSet(np.array(cb, dtype=object), np.array(Ab, dtype=object),
+                     np.array([parse_interval(x, where + ".r") for x in r], dtype=object))
+
+
+def _exact(x: float) -> Ball:
+    """An exact point near the float x (a choice: any exact point will do)."""
+    return Ball(int(np.floor(np.ldexp(x, scale()))) if np.isfinite(x) else 0, 0)
+
+
+def _identity(N: int) -> np.ndarray:
+    I = _zeros((N, N))
+    for a in range(N):
+        I[a, a] = one()
+    return I
+
+
+@dataclass
+class LohnerSet:
+    """{c + A·ρ : ρ ∈ r}: c and A exact points (radius 0), r balls (Lemma C4)."""
+
+    c: np.ndarray
+    A: np.ndarray
+    r: np.ndarray
+
+    def box(self) -> np.ndarray:
+        return self.c + self.A.dot(self.r)
+
+    def linear_image(self, M: np.ndarray) -> np.ndarray:
+        return M.dot(self.c) + M.dot(self.A).dot(self.r)
+
+
+def initial_set(X0: list[list[Fraction]]) -> LohnerSet:
+    flat = [const(x) for row in X0 for x in row]
+    c = np.array([Ball(b.m, 0) for b in flat], dtype=object)
+    r = np.array([Ball(0, b.r) for b in flat], dtype=object)
+    return LohnerSet(c, _identity(len(flat)), r)
+
+
+def _inverse(A: np.ndarray) -> np.ndarray:
+    """Balls containing the entries of A⁻¹ for the exact matrix A: R + E·… Neumann bound
+    ‖A⁻¹ − R‖∞ ≤ ‖I − RA‖∞‖R‖∞/(1 − ‖I − RA‖∞) with R a float inverse (Lemma C4)."""
+    N = A.shape[0]
+    P = scale()
+    Af = np.array([[x.mid_float() for x in row] for row in A])
+    R = np.vectorize(_exact, otypes=[object])(np.linalg.inv(Af))
+    E = _identity(N) - R.dot(A)
+    eps = Fraction(max(sum(x.abs_hi() for x in row) for row in E), 1 << P)
+    normR = Fraction(max(sum(x.abs_hi() for x in row) for row in R), 1 << P)
+    if eps >= Fraction(1, 2):
+        raise CheckFailure("Lohner basis", "an invertible basis (‖I − RA‖ < 1/2)",
+                           f"‖I − RA‖ = {float(eps):.3g}")
+    delta = eps * normR / (1 - eps)
+    pad = interval(-delta, delta)
+    return R + pad
+
+
+def _lohner_check(S: LohnerSet, T: np.ndarray, Mlin: np.ndarray, extra: np.ndarray,
+                  out: LohnerSet, where: str) -> LohnerSet:
+    """y₁ ∈ T + Mlin·A·r + extra for every y₀ = c + A·r, r ∈ S.r. In the stored
+    coordinates (c₁, A₁): y₁ = c₁ + A₁ρ with ρ ∈ r₁' := A₁⁻¹Mlin A·r + A₁⁻¹(T − c₁ + extra)
+    (Lemma C4). Verify r₁' ⊆ stored r₁ and return the checker's own set (c₁, A₁, r₁')."""
+    M = Mlin.dot(S.A)
+    A1inv = _inverse(out.A)
+    r1 = A1inv.dot(M).dot(S.r) + A1inv.dot((T - out.c) + extra)
+    for i, (mine, claim) in enumerate(zip(r1, out.r)):
+        if not claim.contains(mine):
+            raise CheckFailure(f"{where}.set.r[{i}]",
+                               f"an interval containing the recomputed {mine!r}", f"{claim!r}")
+    return LohnerSet(out.c, out.A, r1)
+
+
+def _variational(field: Field, tube: np.ndarray, t0: Fraction, h: Fraction, where: str
+                 ) -> np.ndarray:
+    """I + h·K·J with K = DF(tube, [t0, t0 + h]) and J a verified fixed-point box,
+    I + [0, h]·K·J ⊆ J (Lemma C5)."""
+    K = field.jacobian(tube, field.score_factor(interval(t0, t0 + h)))
+    N = K.shape[0]
+    I = _identity(N)
+    hK = K * interval(Fraction(0), h)
+    J = I + hK
+    for _ in range(8):
+        nxt = I + hK.dot(J)
+        if all(a.contains(b) for a, b in zip(J.flat, nxt.flat)):
+            return I + (K * const(h)).dot(J)
+        grown = np.empty(J.shape, dtype=object)
+        for idx, v in np.ndenumerate(nxt):
+            w = J[idx].union(v)
+            grown[idx] = Ball(w.m, w.r + (w.r >> 2) + 1)
+        J = grown
+    raise CheckFailure(where, "a variational enclosure I + [0,h]·DF·J ⊆ J",
+                       "no fixed-point box in 8 iterations")
+
+
+def _grow(re: Ball, im: Ball) -> CBall:
+    """Widen both radii by 1/4 (and one unit): room for the next Picard test."""
+    return CBall(Ball(re.m, re.r + (re.r >> 2) + 1), Ball(im.m, im.r + (im.r >> 2) + 1))
+
+
+def check_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, order: int,
+               rho: Fraction, apriori: list, stored: dict, where: str) -> LohnerSet:
+    """Verify that the flow over [t0, t0 + h] maps the set S (the checker's own) into the
+    stored output set ``stored``; return the checker's set at t0 + h, expressed in the
+    stored coordinates (c, A) and contained in the stored set."""
+    n, d = field.n, field.d
+    N = n * d
+    if not (0 < h < rho):
+        raise CheckFailure(where, "0 < h < rho", f"h = {h}, rho = {rho}")
+    if len(apriori) != N:
+        raise CheckFailure(where, f"{N} a-priori intervals", f"{len(apriori)}")
+    Y = S.box()
+    zero = Ball(0, 0)
+    Yc = np.array([CBall(y, zero) for y in Y], dtype=object)
+    C = np.array([CBall(parse_interval(a[:2], where + ".apriori"),
+                        parse_interval(a[2:], where + ".apriori")) for a in apriori],
+                 dtype=object)
+    side = interval(-rho, rho)
+    D = CBall(side, side)
+    cfac = field.score_factor(CBall(const(t0), zero) + D)
+    # The stored C is a hint found by the producer's search; the lemma needs *some* C
+    # with Y + D·F(C) ⊂ int C. If the hint fails in this arithmetic (its roundings and
+    # overestimations differ), iterate the Picard map from it a few times (Lemma C3).
+    for attempt in range(PICARD_TRIES):
+        F = field.velocity(C.reshape(n, d), cfac).reshape(N)
+        test = Yc + F * D
+        bad = [i for i in range(N) if not C[i].contains_interior(test[i])]
+        if not bad:
+            break
+        if attempt == PICARD_TRIES - 1:
+            i = bad[0]
+            raise CheckFailure(where + f".apriori[{i}]",
+                               "Y + D·F(C, t0 + D) inside the interior of C (Picard)",
+                               f"{test[i].re!r} + i{test[i].im!r} not inside "
+                               f"{C[i].re!r} + i{C[i].im!r} (after {PICARD_TRIES - 1} Picard iterations)")
+        C = np.array([_grow(C[i].re.union(test[i].re), C[i].im.union(test[i].im))
+                      for i in range(N)], dtype=object)
+    P = scale()
+    M = [Fraction((C[i] - Yc[i]).abs_hi(), 1 << P) for i in range(N)]
+    q = h / rho
+    # Tube over [t0, t0 + h]: y(τ) ∈ Y + [0, h]·F(Y, t0) + M q²/(1 − q)·[−1, 1] (Cauchy).
+    F0 = field.velocity(Y.reshape(n, d), field.score_factor(const(t0))).reshape(N)
+    tail2 = q * q / (1 - q)
+    span = interval(Fraction(0), h)
+    tube = np.array([Y[i] + F0[i] * span + interval(-M[i] * tail2, M[i] * tail2)
+                     for i in range(N)], dtype=object)
+    Mlin = _variational(field, tube.reshape(n, d), t0, h, where)
+    jets = field.jets(S.c.reshape(n, d), t0, order)
+    hb = const(h)
+    T = jets[-1]
+    for cf in reversed(jets[:-1]):
+        T = T * hb + cf
+    T = T.reshape(N)
+    f = q ** (order + 1) / (1 - q)
+    rem = np.array([interval(-m * f, m * f) for m in M], dtype=object)
+    return _lohner_check(S, T, Mlin, rem, parse_set(stored, N, where + ".set"), where)
+
+
+def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
+                 t_end: Fraction, progress=None) -> LohnerSet:
+    """Replay ``replay`` (aligned with ``steps``: [t0, h] strings) from t = 0 to t_end."""
+    S = initial_set(X0)
+    t = Fraction(0)
+    if len(replay) > len(steps):
+        raise CheckFailure("integration.replay", "at most one record per step",
+                           f"{len(replay)} records for {len(steps)} steps")
+    for k, rec in enumerate(replay):
+        where = f"integration.replay[{k}]"
+        t0, h = Fraction(steps[k][0]), Fraction(steps[k][1])
+        if t0 != t:
+            raise CheckFailure(f"integration.steps[{k}]", f"t0 = {t} (steps must chain)",
+                               f"t0 = {t0}")
+        try:
+            S = check_step(field, S, t0, h, int(rec["order"]), Fraction(rec["rho"]),
+                           rec["apriori"], rec["set"], where)
+        except (ZeroDivisionError, ArithmeticError) as exc:  # e.g. a sum of exps met 0
+            raise CheckFailure(where, "finite enclosures in the step", str(exc)) from None
+        t = t0 + h
+        if progress is not None:
+            progress(k, t)
+    if t != t_end:
+        raise CheckFailure("integration.replay", f"steps reaching t = {t_end}", f"t = {t}")
+    return S

@@ -1,0 +1,291 @@
+"""The independent checker (`certified check`): valid certificates pass, tampered ones fail.
+
+Every tampered certificate gets a fresh digest first (an adversary can recompute a
+SHA-256), so each test reaches the semantic check it is about; the expected failure is
+named by the field the checker reports ("Expected … Got …" at the first failure).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certified import Instance
+from certified.certificate import to_certificate
+from certified.certify import certify
+from certified.checker import check_certificate, digest
+from certified.checker.balls import Ball, CBall, const, interval, set_scale
+from certified.cli import main
+
+
+@pytest.fixture(scope="module")
+def cert() -> dict:
+    """d = 1, tokens −2, 1, 2: two clusters, token 1 follows token 2 (μ and differences
+    are exercised); 8 digits, first success (136 steps, T = 7/8)."""
+    inst = Instance.create(V=[[1]], Q=[[1]], K=[[1]], X0=[[-2], [1], [2]])
+    v = certify(inst, "2.1", digits=8, max_seconds=60, refine_seconds=0)
+    assert v.verdict == "certified"
+    c = to_certificate(v)
+    return json.loads(json.dumps(c))  # exactly what a file round trip gives
+
+
+def redigest(c: dict) -> dict:
+    c["digest"] = digest(c)
+    return c
+
+
+def failing_field(c: dict) -> str:
+    rep = check_certificate(c)
+    assert not rep.valid, "a tampered certificate checked valid"
+    return rep.message.split(":")[0]
+
+
+# -- valid certificates ---------------------------------------------------------------------
+
+def test_valid_certificate_checks_valid_and_replays_every_step(cert):
+    rep = check_certificate(copy.deepcopy(cert))
+    assert rep.valid, rep.message
+    assert rep.steps_checked == len(cert["integration"]["replay"]["records"]) > 50
+    assert "Lemma T4 re-checked" in rep.message
+
+
+def test_portable_round_trip_through_a_file_in_another_process(cert, tmp_path):
+    # Only the file crosses: a fresh interpreter, no shared state with the producer.
+    path = tmp_path / "cert.json"
+    path.write_text(json.dumps(cert, indent=1))
+    out = subprocess.run([sys.executable, "-c", "from certified.cli import entry_point; "
+                          "entry_point()", "check", str(path)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["valid"] is True
+
+
+def test_checker_is_independent_of_integrator_tail_lemmas_and_arb(cert, tmp_path):
+    path = tmp_path / "cert.json"
+    path.write_text(json.dumps(cert))
+    code = ("import sys, certified.checker as C; r = C.check_file(sys.argv[1]); "
+            "bad = [m for m in sys.modules if m.split('.')[0] == 'flint' or m in "
+            "('certified.field', 'certified.flow', 'certified.stepper', 'certified.tail', "
+            "'certified.certify', 'certified.arith', 'certified.sets', 'certified.geometry')]; "
+            "print(r.valid, bad)")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                         text=True, timeout=600)
+    assert out.stdout.strip() == "True []", out.stdout + out.stderr
+
+
+def test_undecided_certificate_without_integration_is_valid():
+    v = certify(Instance.load("examples/thm4_2_good_triple.json"), "auto", digits=10)
+    c = json.loads(json.dumps(to_certificate(v)))
+    assert v.verdict == "undecided" and c["integration"] is None
+    assert check_certificate(c).valid
+    c["verdict"] = "certified"
+    assert failing_field(redigest(c)) == "verdict"
+
+
+# -- tampering: each must be rejected ---------------------------------------------------------
+
+def test_digest_tamper_rejected(cert):
+    c = copy.deepcopy(cert)
+    c["digest"] = "0" * 64
+    assert failing_field(c) == "digest"
+    c = copy.deepcopy(cert)
+    c["reason"] = c["reason"] + " "
+    assert failing_field(c) == "digest"  # any edit without a new digest
+
+
+@settings(max_examples=6)
+@given(st.data())
+def test_shrunk_step_radius_rejected(cert, data):
+    c = copy.deepcopy(cert)
+    recs = c["integration"]["replay"]["records"]
+    k = data.draw(st.integers(0, 40), label="step")
+    i = data.draw(st.integers(0, len(recs[k]["set"]["r"]) - 1), label="coordinate")
+    lo, hi = (F(x) for x in recs[k]["set"]["r"][i])
+    mid, rad = (lo + hi) / 2, (hi - lo) / 2
+    recs[k]["set"]["r"][i] = [str(mid - rad / 100), str(mid + rad / 100)]
+    assert failing_field(redigest(c)) == f"integration.replay[{k}].set.r[{i}]"
+
+
+@settings(max_examples=6)
+@given(st.data())
+def test_moved_centre_rejected(cert, data):
+    c = copy.deepcopy(cert)
+    recs = c["integration"]["replay"]["records"]
+    k = data.draw(st.integers(0, 40), label="step")
+    i = data.draw(st.integers(0, len(recs[k]["set"]["c"]) - 1), label="coordinate")
+    radius = max(F(hi) - F(lo) for lo, hi in recs[k]["set"]["r"])
+    sign = data.draw(st.sampled_from([-1, 1]))
+    recs[k]["set"]["c"][i] = str(F(recs[k]["set"]["c"][i]) + sign * 4 * radius)
+    assert failing_field(redigest(c)).startswith(f"integration.replay[{k}].set.r[")
+
+
+@pytest.mark.parametrize("how", ["swap", "delete"])
+def test_reordered_or_deleted_step_rejected(cert, how):
+    c = copy.deepcopy(cert)
+    steps, recs = c["integration"]["steps"], c["integration"]["replay"]["records"]
+    if how == "swap":  # steps of different lengths, so the time chain breaks
+        k = next(j for j in range(len(steps) - 1) if steps[j][1] != steps[j + 1][1])
+        steps[k], steps[k + 1] = steps[k + 1], steps[k]
+        recs[k], recs[k + 1] = recs[k + 1], recs[k]
+    else:
+        k = 10
+        del steps[k], recs[k]
+        c["integration"]["replay"]["steps"] -= 1
+    assert failing_field(redigest(c)).startswith(("integration.steps", "integration.replay"))
+
+
+def test_changed_verdict_rejected(cert):
+    for verdict in ("refuted", "undecided"):
+        c = copy.deepcopy(cert)
+        c["verdict"] = verdict
+        assert failing_field(redigest(c)) == "verdict"
+
+
+@settings(max_examples=6)
+@given(st.data())
+def test_changed_leader_map_rejected(cert, data):
+    c = copy.deepcopy(cert)
+    lm = c["tail_lemma"]["leader_map"]
+    i = data.draw(st.integers(0, len(lm) - 1))
+    new = data.draw(st.integers(0, len(lm) - 1).filter(lambda j: j != lm[i]))
+    lm[i] = new
+    field = failing_field(redigest(c))
+    assert field.startswith("tail_lemma")
+
+
+@pytest.mark.parametrize("key,factor", [("m", 4), ("mu", 4), ("delta0", F(1, 1000)),
+                                        ("eta0", F(1, 1000)), ("rate_constant", 4)])
+def test_overstated_margin_or_bound_rejected(cert, key, factor):
+    c = copy.deepcopy(cert)
+    c["tail_lemma"][key] = str(F(c["tail_lemma"][key]) * factor)
+    assert failing_field(redigest(c)) == f"tail_lemma.{key}"
+
+
+def test_shrunk_limit_centre_rejected(cert):
+    c = copy.deepcopy(cert)
+    pair = c["limit"]["clusters"][0]["center"][0]
+    lo, hi = F(pair[0]), F(pair[1])
+    c["limit"]["clusters"][0]["center"][0] = [str(lo + (hi - lo) / 4), str(hi - (hi - lo) / 4)]
+    assert failing_field(redigest(c)) == "limit.clusters[0].center[0]"
+
+
+def test_changed_attention_limit_rejected(cert):
+    c = copy.deepcopy(cert)
+    c["limit"]["attention_limit"][1] = [0, 1, 0]
+    assert failing_field(redigest(c)) == "limit.attention_limit"
+
+
+def test_shrunk_lemma_box_rejected(cert):
+    # The lemma itself may still hold on the shrunk box: what fails is the replay's
+    # enclosure at T, which the box no longer contains.
+    c = copy.deepcopy(cert)
+    lo, hi = (F(x) for x in c["tail_lemma"]["boxes_at_T"][0][0])
+    mid, rad = (lo + hi) / 2, (hi - lo) / 2
+    c["tail_lemma"]["boxes_at_T"][0][0] = [str(mid - rad / 100), str(mid + rad / 100)]
+    assert failing_field(redigest(c)) == "tail_lemma.boxes_at_T[0][0]"
+
+
+def test_changed_instance_rejected(cert):
+    c = copy.deepcopy(cert)
+    c["instance"]["X0"][1] = ["101/100"]
+    assert failing_field(redigest(c)).startswith("integration.replay[0]")
+    c = copy.deepcopy(cert)
+    c["instance"]["K"] = [["2"]]  # B = 2: other dynamics, other margins
+    assert failing_field(redigest(c)) != "digest"
+
+
+# -- CLI contract ---------------------------------------------------------------------------------
+
+def test_cli_exit_codes(cert, tmp_path, capsys):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(cert))
+    bad = copy.deepcopy(cert)
+    bad["verdict"] = "refuted"
+    redigest(bad)
+    badp = tmp_path / "bad.json"
+    badp.write_text(json.dumps(bad))
+    assert main(["check", str(good)]) == 0
+    assert main(["check", str(badp)]) == 1
+    err = capsys.readouterr().err
+    assert "Expected" in err and "Got" in err
+    trunc = tmp_path / "trunc.json"
+    trunc.write_text(json.dumps(cert)[:5000])
+    assert main(["check", str(trunc)]) == 2
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"format": "certified/instance"}))
+    assert main(["check", str(other)]) == 2
+    schema_bad = copy.deepcopy(cert)
+    schema_bad["integration"]["replay"]["records"][0]["order"] = "forty"
+    sb = tmp_path / "schema_bad.json"
+    sb.write_text(json.dumps(schema_bad))
+    assert main(["check", str(sb)]) == 2
+    assert main(["check", str(tmp_path / "missing.json")]) == 2
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert len(lines) == 4 and all(x.startswith("certified: malformed") for x in lines)
+
+
+# -- the arithmetic against exact oracles --------------------------------------------------------
+
+@settings(max_examples=60)
+@given(a=st.fractions(-50, 50), b=st.fractions(-50, 50),
+       ra=st.fractions(0, 1), rb=st.fractions(0, 1))
+def test_ball_operations_contain_exact_results_and_stay_tight(a, b, ra, rb):
+    set_scale(120)
+    x, y = interval(a - ra, a + ra), interval(b - rb, b + rb)
+    pts_x = [a - ra, a, a + ra]
+    pts_y = [b - rb, b, b + rb]
+    for u in pts_x:
+        for v in pts_y:
+            for ball, exact in ((x + y, u + v), (x - y, u - v), (x * y, u * v)):
+                assert ball.lo_q() <= exact <= ball.hi_q()
+    # width: the product's radius is the first-order bound plus a few units
+    w = (x * y).hi_q() - (x * y).lo_q()
+    assert w <= 2 * (abs(a) * rb + ra * abs(b) + ra * rb) + F(64, 2 ** 120) * (1 + abs(a) + abs(b))
+    if not (y.lo() <= 0 <= y.hi()):
+        q = x / y
+        for u in pts_x:
+            for v in pts_y:
+                assert q.lo_q() <= u / v <= q.hi_q()
+
+
+@settings(max_examples=40)
+@given(re=st.fractions(-3, 3), im=st.fractions(-3, 3), r=st.fractions(0, F(1, 4)))
+def test_complex_exp_and_reciprocal_contain_mpmath_values(re, im, r):
+    import mpmath
+
+    set_scale(160)
+    z = CBall(interval(re - r, re + r), interval(im - r, im + r))
+    e = z.exp()
+    with mpmath.workdps(60):
+        for dr in (-r, 0, r):
+            for di in (-r, 0, r):
+                w = mpmath.mpc(mpmath.mpf((re + dr).numerator) / (re + dr).denominator,
+                               mpmath.mpf((im + di).numerator) / (im + di).denominator)
+                ew = mpmath.exp(w)
+                assert e.re.lo_q() - F(1, 10 ** 40) <= F(str(ew.real)) <= e.re.hi_q() + F(1, 10 ** 40)
+                assert e.im.lo_q() - F(1, 10 ** 40) <= F(str(ew.imag)) <= e.im.hi_q() + F(1, 10 ** 40)
+                if abs(w) > 2 * r * 1.5 + 1e-9 and abs(complex(re, im)) > 3 * r:
+                    iw = 1 / w
+                    rec = z.recip()
+                    assert rec.re.lo_q() - F(1, 10 ** 40) <= F(str(iw.real)) <= rec.re.hi_q() + F(1, 10 ** 40)
+                    assert rec.im.lo_q() - F(1, 10 ** 40) <= F(str(iw.imag)) <= rec.im.hi_q() + F(1, 10 ** 40)
+
+
+def test_exp_is_tight_and_const_is_exact_for_dyadics():
+    set_scale(200)
+    assert const(F(3, 8)).r == 0
+    e = const(1).exp()
+    import mpmath
+    with mpmath.workdps(80):
+        ex = F(str(mpmath.e))
+    assert e.lo_q() - F(1, 10 ** 70) <= ex <= e.hi_q() + F(1, 10 ** 70)
+    assert e.hi_q() - e.lo_q() < F(1, 2 ** 195)
+    b = Ball(5, 0)
+    assert (b - b).r == 0 and (b * const(0)).lo_q() <= 0
