@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .balls import Ball, BallArray, const, one
+from .balls import Ball, const, one, scale
 
 __all__ = ["Field"]
 
@@ -126,17 +126,39 @@ class Field:
 
     def jets(self, Z0: np.ndarray, t0: Fraction, order: int) -> list[np.ndarray]:
         """Taylor coefficients Z_0 … Z_order at τ = 0 of the solution through the point
-        (or box) Z0 at time t0 (recurrences of Lemma C3: Cauchy products, exp, quotient),
-        each convolution summed exactly in integers and rounded once (:class:`BallArray`).
+        (or box) Z0 at time t0 (recurrences of Lemma C3: Cauchy products, exp, quotient).
+
+        Each series is a preallocated stack of integer midpoints and radii (index = order),
+        so every convolution Σ_m a_m b_{k−m} is one numpy product of a slice and a
+        reversed slice, summed exactly in integers and rounded once (Lemma C1).
         """
-        n = self.n
+        n, d, K = self.n, self.d, order
+        P_ = scale()
         c0 = self.score_factor(const(t0))
         cs = [c0]  # c(t0 + τ) = c0 Σ (2λτ)^k / k!
-        for k in range(1, order + 1):
+        for k in range(1, K + 1):
             cs.append(cs[-1] * const(2 * self.lam / k) if self.variable == "z" else Ball(0, 0))
-        csA = [BallArray.of(np.array(c, dtype=object)) for c in cs]  # 0-d
-        lamA = BallArray.of(np.array(self.lamb, dtype=object))
-        B = BallArray.of(self.B)
+        lam = self.lamb
+
+        def stack(shape: tuple) -> tuple[np.ndarray, np.ndarray]:
+            m = np.zeros((K + 1,) + shape, dtype=object)
+            return m, np.zeros((K + 1,) + shape, dtype=object)
+
+        def rnd(mid: np.ndarray, rad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            # exact products at scale 2^{2P}: one floor, radius rounded up + 1 unit
+            return mid >> P_, -((-rad) >> P_) + 1
+
+        def conv(am, ar, bm, br):  # Σ over axis 0 of a ∘ b (broadcasting)
+            return rnd((am * bm).sum(axis=0),
+                       (abs(am) * br + ar * abs(bm) + ar * br).sum(axis=0))
+
+        def mm(am, ar, bm, br):  # matrix product of 2-D integer balls
+            return rnd(am.dot(bm), abs(am).dot(br) + ar.dot(abs(bm)) + ar.dot(br))
+
+        Bm = np.array([[x.m for x in row] for row in self.B], dtype=object)
+        Br = np.array([[x.r for x in row] for row in self.B], dtype=object)
+        csm = np.array([c.m for c in cs], dtype=object).reshape(K + 1, 1, 1)
+        csr = np.array([c.r for c in cs], dtype=object).reshape(K + 1, 1, 1)
         # Row shifts l_i: a column of largest score (any choice is exact, it cancels).
         Zf = np.array([[x.mid_float() for x in row] for row in Z0])
         Bf = np.array([[x.mid_float() for x in row] for row in self.B])
@@ -144,41 +166,64 @@ class Field:
             Sf = Zf @ Bf @ Zf.T
         lead = np.array([int(j) for j in np.argmax(np.nan_to_num(Sf, nan=0.0), axis=1)])
         rows = np.arange(n)
-        Z = [BallArray.of(Z0)]
-        G: list[BallArray] = []
-        Sd: list[BallArray] = []
-        U: list[BallArray] = []
-        E: list[BallArray] = []
-        R: list[BallArray] = []
-        P: list[BallArray] = []
-        inv0 = None
-        for k in range(order):
-            G.append(Z[k] @ B)
+        Zm, Zr = stack((n, d))
+        Gm, Gr = stack((n, d))
+        Sm, Sr = stack((n, n))
+        Um, Ur = stack((n, n))
+        Em, Er = stack((n, n))
+        Rm, Rr = stack((n, 1))
+        Pm, Pr = stack((n, n))
+        Zm[0] = np.array([[x.m for x in row] for row in Z0], dtype=object)
+        Zr[0] = np.array([[x.r for x in row] for row in Z0], dtype=object)
+        for k in range(K):
+            Gm[k], Gr[k] = mm(Zm[k], Zr[k], Bm, Br)
             if k == 0:
                 # direct differences z_iᵀB(z_j − z_{l_i}): accurate in absolute terms
-                parts = [(Z[0] - Z[0][int(lead[i])].reshape(1, -1)) @ G[0][i].reshape(-1, 1)
-                         for i in range(n)]
-                Sd.append(BallArray(np.concatenate([p.m.T for p in parts]),
-                                    np.concatenate([p.r.T for p in parts])))
+                for i in range(n):
+                    Dm = Zm[0] - Zm[0][lead[i]]
+                    Dr = Zr[0] + Zr[0][lead[i]]
+                    sm, sr = mm(Dm, Dr, Gm[0][i].reshape(d, 1), Gr[0][i].reshape(d, 1))
+                    Sm[0][i], Sr[0][i] = sm[:, 0], sr[:, 0]
             else:
-                Sk = BallArray.matmul_sum(G[:k + 1], [z.T for z in Z[k::-1]])
-                Sd.append(Sk - Sk[rows, lead].reshape(n, 1))
-            U.append(BallArray.dot_sum([Sd[k - m] for m in range(k + 1)], csA[:k + 1]))
+                Lm = Gm[:k + 1].transpose(1, 0, 2).reshape(n, (k + 1) * d)
+                Lr = Gr[:k + 1].transpose(1, 0, 2).reshape(n, (k + 1) * d)
+                Qm = Zm[k::-1].transpose(0, 2, 1).reshape((k + 1) * d, n)
+                Qr = Zr[k::-1].transpose(0, 2, 1).reshape((k + 1) * d, n)
+                sm, sr = mm(Lm, Lr, Qm, Qr)  # all scores s_ij, coefficient k
+                Sm[k] = sm - sm[rows, lead].reshape(n, 1)
+                Sr[k] = sr + sr[rows, lead].reshape(n, 1)
+            Um[k], Ur[k] = conv(csm[:k + 1], csr[:k + 1], Sm[k::-1], Sr[k::-1])
             if k == 0:
-                E.append(BallArray.of(np.vectorize(Ball.exp, otypes=[object])(U[0].balls())))
+                e0 = np.vectorize(Ball.exp, otypes=[object])(
+                    np.vectorize(Ball, otypes=[object])(Um[0], Ur[0]))
+                Em[0] = np.vectorize(lambda b: b.m, otypes=[object])(e0)
+                Er[0] = np.vectorize(lambda b: b.r, otypes=[object])(e0)
             else:
-                E.append(BallArray.dot_sum([U[m].times_int(m) for m in range(1, k + 1)],
-                                           [E[k - m] for m in range(1, k + 1)]).div_int(k))
-            R.append(E[k].sum_rows())
+                w = np.arange(1, k + 1, dtype=object).reshape(k, 1, 1)
+                em, er = conv(Um[1:k + 1] * w, Ur[1:k + 1] * w, Em[k - 1::-1], Er[k - 1::-1])
+                Em[k], Er[k] = em // k, -((-er) // k) + 1
+            Rm[k], Rr[k] = Em[k].sum(axis=1).reshape(n, 1), Er[k].sum(axis=1).reshape(n, 1)
             if k == 0:
-                inv0 = BallArray.of(np.vectorize(Ball.recip, otypes=[object])(R[0].balls()))
-                P.append(E[0] * inv0)
+                inv = [Ball(Rm[0][i, 0], Rr[0][i, 0]).recip() for i in range(n)]
+                Im = np.array([b.m for b in inv], dtype=object).reshape(n, 1)
+                Ir = np.array([b.r for b in inv], dtype=object).reshape(n, 1)
+                Pm[0], Pr[0] = conv(Em[0:1], Er[0:1], Im[None], Ir[None])
             else:
-                acc = BallArray.dot_sum([R[m] for m in range(1, k + 1)],
-                                        [P[k - m] for m in range(1, k + 1)])
-                P.append((E[k] - acc) * inv0)
-            W = BallArray.matmul_sum(P[:k + 1], Z[k::-1])
+                am, ar = conv(Rm[1:k + 1], Rr[1:k + 1], Pm[k - 1::-1], Pr[k - 1::-1])
+                Pm[k], Pr[k] = conv((Em[k] - am)[None], (Er[k] + ar)[None], Im[None], Ir[None])
+            Lm = Pm[:k + 1].transpose(1, 0, 2).reshape(n, (k + 1) * n)
+            Lr = Pr[:k + 1].transpose(1, 0, 2).reshape(n, (k + 1) * n)
+            Wm, Wr = mm(Lm, Lr, Zm[k::-1].reshape((k + 1) * n, d),
+                        Zr[k::-1].reshape((k + 1) * n, d))
             if self.variable == "z":
-                W = W - Z[k]
-            Z.append((W * lamA).div_int(k + 1))
-        return [z.balls() for z in Z]
+                Wm, Wr = Wm - Zm[k], Wr + Zr[k]
+            zm, zr = conv(Wm[None], Wr[None], np.full((1, 1, 1), lam.m, dtype=object),
+                          np.full((1, 1, 1), lam.r, dtype=object))
+            Zm[k + 1], Zr[k + 1] = zm // (k + 1), -((-zr) // (k + 1)) + 1
+        out = []
+        for k in range(K + 1):
+            a = np.empty((n, d), dtype=object)
+            for idx in np.ndindex(n, d):
+                a[idx] = Ball(Zm[k][idx], Zr[k][idx])
+            out.append(a)
+        return out
