@@ -307,6 +307,12 @@ def audit_certificate(rec: AuditRecord, result: dict[str, Any]) -> dict[str, Any
         cert = to_certificate(res["verification"])
     elif res.get("stationary"):
         data = res["lemma"].to_json(rec.digits)
+        from .stationary import dominant_projector
+
+        proj = dominant_projector(rec.instance)
+        if proj is not None:  # the F-projector as a witness the checker verifies exactly
+            data["witness_5_2"] = {"lambda": str(proj[0]),
+                                   "projector_F": [[str(x) for x in row] for row in proj[1]]}
         cert = {"format": CFORMAT, "version": CVERSION, "theorem": rec.source or rec.name,
                 "verdict": "certified",
                 "limit": {"clusters": [{"members": [i], "center": [[c, c] for c in z]}

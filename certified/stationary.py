@@ -93,15 +93,11 @@ def stationary_limit(inst: Instance, bits: int = 128) -> StationaryLimit:
     return StationaryLimit(limits, len(set(limits)), P, bits)
 
 
-def theorem_5_2_holds(inst: Instance, limits: tuple[tuple[Fraction, ...], ...]) -> bool | None:
-    """Theorem 5.2's conclusion for exact limits: their F-components lie in ∂K ∪ {0} for a
-    bounded convex polytope K ⊂ F. Decided exactly when V is paranormal with a rational λ
-    and dim F = 1 (then ∂K is two points: at most two distinct nonzero F-values, on one
-    side or both); None (undecided) otherwise.
-
-    The F-component is the spectral projector P_F = g(V)/g(λ), where the exact minimal
-    polynomial is m = (x − λ)g with g(λ) ≠ 0 (λ semisimple), applied to each limit.
-    """
+def dominant_projector(inst: Instance) -> tuple[Fraction, list[list[Fraction]]] | None:
+    """(λ, P_F): V's dominant eigenvalue when it is positive, rational and semisimple, and
+    the spectral projector P_F = g(V)/g(λ) onto F = ker(V − λ) along the other generalized
+    eigenspaces (m = (x − λ)g the exact minimal polynomial, g(λ) ≠ 0); None otherwise.
+    Certificates carry it as a witness that the independent checker verifies."""
     from flint import fmpq, fmpq_poly
 
     from .exact import from_fmpq_mat, to_fmpq_mat
@@ -122,7 +118,22 @@ def theorem_5_2_holds(inst: Instance, limits: tuple[tuple[Fraction, ...], ...]) 
         gV = gV + power * c
         power = power * Vq
     g_lam = g(fmpq(lam.numerator, lam.denominator))
-    PF = from_fmpq_mat(gV * (1 / g_lam))
+    return lam, from_fmpq_mat(gV * (1 / g_lam))
+
+
+def theorem_5_2_holds(inst: Instance, limits: tuple[tuple[Fraction, ...], ...]) -> bool | None:
+    """Theorem 5.2's conclusion for exact limits: their F-components lie in ∂K ∪ {0} for a
+    bounded convex polytope K ⊂ F. Decided exactly when V is paranormal with a rational λ
+    and dim F = 1 (then ∂K is two points: at most two distinct nonzero F-values, on one
+    side or both); None (undecided) otherwise. F-components: :func:`dominant_projector`.
+    """
+    from .exact import to_fmpq_mat
+
+    proj = dominant_projector(inst)
+    if proj is None:
+        return None
+    PF = proj[1]
+    d = inst.d
     if int(to_fmpq_mat(PF).rank()) != 1:
         return None
     comps = [tuple(sum(PF[i][j] * z[j] for j in range(d)) for i in range(d)) for z in limits]

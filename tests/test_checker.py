@@ -289,3 +289,57 @@ def test_exp_is_tight_and_const_is_exact_for_dyadics():
     assert e.hi_q() - e.lo_q() < F(1, 2 ** 195)
     b = Ball(5, 0)
     assert (b - b).r == 0 and (b * const(0)).lo_q() <= 0
+
+
+# -- audit certificates (Lemmas S0, S1, S2) ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def audit_certs() -> dict:
+    from pathlib import Path
+
+    from certified.audit import audit_certificate, load_record, run_audit
+
+    out = {}
+    root = Path(__file__).resolve().parent.parent / "certified" / "data" / "audits"
+    for name in ("remark_7_9_eps_1_10", "theorem_2_1_middle_token", "theorem_5_2_third_party"):
+        rec = load_record(str(root / f"{name}.json"))
+        out[name] = json.loads(json.dumps(audit_certificate(rec, run_audit(rec))))
+    return out
+
+
+def test_shipped_audit_certificates_check_valid(audit_certs):
+    for name, c in audit_certs.items():
+        rep = check_certificate(copy.deepcopy(c))
+        assert rep.valid, (name, rep.message)
+
+
+@pytest.mark.parametrize("name,key", [("remark_7_9_eps_1_10", "integral_I_u0"),
+                                      ("remark_7_9_eps_1_10", "distance_between_limits"),
+                                      ("theorem_2_1_middle_token", "integral_J_u0")])
+def test_audit_shrunk_enclosure_rejected(audit_certs, name, key):
+    c = copy.deepcopy(audit_certs[name])
+    lo, hi = (F(x) for x in c["tail_lemma"][key])
+    mid = (lo + hi) / 2
+    shift = (hi - lo) * 3  # moved by more than its width: excludes the true value
+    c["tail_lemma"][key] = [str(mid + shift), str(mid + shift + (hi - lo))]
+    assert failing_field(redigest(c)) == f"tail_lemma.{key}"
+
+
+def test_audit_changed_claim_verdict_rejected(audit_certs):
+    for name, c0 in audit_certs.items():
+        c = copy.deepcopy(c0)
+        v = c["audit"]["claims"][0]["verdict"]
+        c["audit"]["claims"][0]["verdict"] = "holds" if v != "holds" else "fails"
+        assert failing_field(redigest(c)).startswith("audit.claims["), name
+
+
+def test_audit_changed_instance_or_u0_rejected(audit_certs):
+    c = copy.deepcopy(audit_certs["remark_7_9_eps_1_10"])
+    c["tail_lemma"]["u0"] = "1/99"
+    assert failing_field(redigest(c)) == "tail_lemma.u0"
+    c = copy.deepcopy(audit_certs["theorem_5_2_third_party"])
+    c["tail_lemma"]["witness_5_2"]["projector_F"] = [["1", "0"], ["0", "1"]]
+    assert failing_field(redigest(c)) == "witness.projector_F"
+    c = copy.deepcopy(audit_certs["theorem_2_1_middle_token"])
+    c["instance"]["X0"] = [["-1"], ["0"], ["2"]]
+    assert failing_field(redigest(c)) == "audit.record.instance"

@@ -22,6 +22,7 @@ from fractions import Fraction
 from importlib import resources
 from typing import Any, Callable
 
+from .audits import check_stationary, check_symmetric, judge_claims, rank
 from .balls import const, set_scale
 from .dynamics import Field
 from .errors import CheckFailure, Malformed
@@ -92,11 +93,14 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
     try:
         if obj.get("digest") != digest(obj):
             raise CheckFailure("digest", digest(obj), repr(obj.get("digest")))
-        if "audit" in obj:
-            raise CheckFailure("audit", "a `certified verify` certificate (audit certificates "
-                               "are not re-verified by checker version 1)", "an audit")
         inst = obj["instance"]
         V, Q, K, X0 = (_matrix(inst, k) for k in ("V", "Q", "K", "X0"))
+        audit = obj.get("audit")
+        if audit is not None:
+            rinst = audit["record"]["instance"]
+            if [_matrix(rinst, k) for k in ("V", "Q", "K", "X0")] != [V, Q, K, X0]:
+                raise CheckFailure("audit.record.instance", "the certificate's instance",
+                                   "another instance")
         if inst.get("time", "continuous") != "continuous" or inst.get("variant"):
             raise CheckFailure("instance", "continuous time without variant", "another setting")
         n, d = len(X0), len(V)
@@ -104,6 +108,15 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
              for a in range(d)]
         lam = _scalar(V)
         lemma = obj.get("tail_lemma")
+        kind0 = str(lemma.get("lemma", "")) if isinstance(lemma, dict) else ""
+        if audit is not None and kind0.startswith(("S0", "S1", "S2")):
+            facts = _check_exact_audit(obj, lemma, kind0, V, B, X0)
+            judge_claims(audit["record"], audit["claims"], facts)
+            how = ("exact setting, constant P enclosed" if kind0.startswith("S0") else
+                   "exact setting, own quadrature and limits")
+            return Report(True, f"valid: Lemma {kind0[:2]} re-checked ({how}); "
+                          f"{len(audit['claims'])} claim verdicts re-judged", 0,
+                          time.perf_counter() - t_start)
         integ = obj.get("integration")
         if integ is None:
             if lemma is not None:
@@ -145,6 +158,12 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
         # Finally, the lemma's boxes must contain the replayed enclosure at T.
         if lf is not None:
             check_enclosure_at_T(lf, S)
+            if audit is not None:
+                leaders = sorted(set(lf["leader"]))
+                P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
+                judge_claims(audit["record"], audit["claims"],
+                             {"clusters": len(leaders), "P_star": P,
+                              "conclusion": (obj["theorem"], obj["verdict"])})
             msg = (f"valid: {steps_checked} steps re-verified to t = {t_end}; Lemma T4 "
                    f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
         elif kind.startswith("T6"):
@@ -185,6 +204,29 @@ def _check_t6(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int, S: An
     if Fraction(lemma["sup_q_upper"]) < max(max(qs), L):
         raise CheckFailure("tail_lemma.sup_q_upper", f">= {float(max(max(qs), L))!r}",
                            str(lemma["sup_q_upper"]))
+
+
+def _check_exact_audit(obj: dict, lemma: dict, kind: str, V: list, B: list, X0: list
+                       ) -> dict:
+    """Lemmas S0/S1/S2 and the limit objects of the certificate (Lemma C9)."""
+    if obj.get("verdict") != "certified":
+        raise CheckFailure("verdict", "'certified' (the lemma proves the limits)",
+                           repr(obj.get("verdict")))
+    if kind.startswith("S0"):
+        return check_stationary(lemma, V, B, X0, lemma.get("witness_5_2"))
+    facts = check_symmetric(lemma, obj["instance"], V, B, X0)
+    lim = obj.get("limit") or {}
+    for i, cl in enumerate(lim.get("clusters", [])):
+        if cl.get("members") != [i] or cl.get("center") != lemma["limits_z"][i]:
+            raise CheckFailure(f"limit.clusters[{i}]", "the lemma's limit of token "
+                               f"{i} (checked above)", repr(cl)[:80])
+    P = facts["P_star"]
+    stored = lim.get("attention_limit")
+    if stored is not None and [[Fraction(str(x)) for x in row] for row in stored] != P:
+        raise CheckFailure("limit.attention_limit", repr(P), repr(stored))
+    if lim.get("attention_rank") is not None and lim["attention_rank"] != rank(P):
+        raise CheckFailure("limit.attention_rank", str(rank(P)), repr(lim["attention_rank"]))
+    return facts
 
 
 def check_file(path: str, progress: Callable[[int, Fraction], None] | None = None) -> Report:

@@ -133,11 +133,18 @@ class Ball:
 
     def __mul__(self, o: object) -> "Ball":
         if isinstance(o, Ball):
-            # |xy − m₁m₂·2^{−2P}| ≤ (|m₁|r₂ + r₁|m₂| + r₁r₂)·2^{−2P}; the floor of the
-            # midpoint loses < 1 unit, hence the + 1 (Lemma C1).
-            p = self.m * o.m
-            rad = abs(self.m) * o.r + self.r * abs(o.m) + self.r * o.r
-            return Ball(p >> _P, _ceil_shift(rad, _P) + 1)
+            if self.r == 0 or o.r == 0:
+                # |xy − m₁m₂·2^{−2P}| ≤ (|m₁|r₂ + r₁|m₂| + r₁r₂)·2^{−2P}; the floor of the
+                # midpoint loses < 1 unit, hence the + 1 (Lemma C1).
+                p = self.m * o.m
+                rad = abs(self.m) * o.r + self.r * abs(o.m) + self.r * o.r
+                exact = p & ((1 << _P) - 1) == 0  # the midpoint needs no rounding
+                return Ball(p >> _P, _ceil_shift(rad, _P) + (0 if exact else 1))
+            # Both wide: the exact product interval from the end points (optimal, where
+            # the midpoint–radius bound overestimates), rounded outward once.
+            a, b, c, d = self.lo(), self.hi(), o.lo(), o.hi()
+            ps = (a * c, a * d, b * c, b * d)
+            return Ball.from_ends(min(ps) >> _P, _ceil_shift(max(ps), _P))
         if isinstance(o, int):
             return Ball(self.m * o, self.r * abs(o))
         return NotImplemented
@@ -160,6 +167,16 @@ class Ball:
         num = 1 << (2 * _P)
         # 1/x is decreasing on each side of 0: [1/hi, 1/lo] scaled by 2^P.
         return Ball.from_ends(_div_floor(num, hi), _div_ceil(num, lo))
+
+    def sqrt(self) -> "Ball":
+        """√x for a ball with x ≥ 0 (raises ArithmeticError if it reaches below 0)."""
+        lo, hi = self.lo(), self.hi()
+        if lo < 0:
+            raise ArithmeticError("square root of a ball reaching below 0")
+        a, b = isqrt(lo << _P), isqrt(hi << _P)  # ⌊√(lo·2^P)⌋ = ⌊√lo_true·2^P⌋
+        if b * b != hi << _P:
+            b += 1
+        return Ball.from_ends(a, b)
 
     def __truediv__(self, o: object) -> "Ball":
         if isinstance(o, Ball):

@@ -1,0 +1,279 @@
+"""Re-checking audit certificates: Lemmas S0, S1, S2 and the verdict on every claim.
+
+The lemmas (``proofs_notes/audits.md``) reduce the dynamics to exact algebra plus one
+integral; the checker re-decides the setting exactly (Fractions), re-encloses the integral
+with its own quadrature (:mod:`.quadrature`, Lemma C8), recomputes the limits, and then
+re-judges each claim of the record from the proved limit objects (Lemma C9 of
+``proofs_notes/checker.md``).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .balls import Ball, const
+from .errors import CheckFailure
+from .quadrature import Series, integrate
+
+__all__ = ["check_symmetric", "check_stationary", "judge_claims", "rank"]
+
+Mat = list[list[Fraction]]
+
+
+def _q(x: Any, where: str) -> Fraction:
+    try:
+        return Fraction(str(x))
+    except (TypeError, ValueError, ZeroDivisionError) as exc:
+        raise CheckFailure(where, "an exact number", repr(x)) from exc
+
+
+def _inside(pair: list, b: Ball, where: str) -> None:
+    lo, hi = _q(pair[0], where), _q(pair[1], where)
+    if not (lo <= b.lo_q() and b.hi_q() <= hi):
+        raise CheckFailure(where, f"an interval containing the recomputed {b!r}",
+                           f"[{pair[0]}, {pair[1]}]")
+
+
+def _scalar(M: Mat) -> Fraction | None:
+    d = len(M)
+    if len(M[0]) != d:
+        return None
+    s = M[0][0]
+    return s if all(M[i][j] == (s if i == j else 0) for i in range(d) for j in range(d)) \
+        else None
+
+
+def rank(M: Mat) -> int:
+    """Rank of an exact rational matrix (Gaussian elimination in Fractions)."""
+    A = [list(r) for r in M]
+    r = 0
+    for c in range(len(A[0]) if A else 0):
+        piv = next((i for i in range(r, len(A)) if A[i][c] != 0), None)
+        if piv is None:
+            continue
+        A[r], A[piv] = A[piv], A[r]
+        for i in range(len(A)):
+            if i != r and A[i][c] != 0:
+                f = A[i][c] / A[r][c]
+                A[i] = [a - f * b for a, b in zip(A[i], A[r])]
+        r += 1
+    return r
+
+
+# -- the two integrands (Lemma C8: series, and sup bounds on disks in Re u > 0) ------------
+
+def _pair_series(c: Ball, L: Fraction, N: int) -> Series:
+    u = Series.variable(c, L, N)
+    e = Series.exp_linear(c, Fraction(2), L, N)
+    return (u * (e - Series.constant(const(1), N))).recip()
+
+
+def _pair_sup(c: Fraction, R: Fraction) -> Fraction:
+    # |u| ≥ x and |e^{2u} − 1| ≥ e^{2x} − 1 for Re u ≥ x = c − R > 0
+    x = c - R
+    return (const(x) * ((const(2 * x)).exp() - const(1))).recip().hi_q()
+
+
+def _triple_series(c: Ball, L: Fraction, N: int) -> Series:
+    u = Series.variable(c, L, N)
+    ep = Series.exp_linear(c, Fraction(1), L, N)
+    em = Series.exp_linear(c, Fraction(-1), L, N)
+    num = Series.constant(const(1), N) + em + em
+    den = (u + u) * (ep - em)
+    return num * den.recip()
+
+
+def _triple_sup(c: Fraction, R: Fraction) -> Fraction:
+    # |1 + 2e^{−u}| ≤ 1 + 2e^{−x}, |2u| ≥ 2x, |e^u − e^{−u}| ≥ e^x − e^{−x}
+    x = const(c - R)
+    num = const(1) + (-x).exp() * const(2)
+    den = x * const(2) * (x.exp() - (-x).exp())
+    return (num * den.recip()).hi_q()
+
+
+def _integral(kind: str, u0: Fraction, where: str) -> Ball:
+    """I(u₀) (pair) or J(u₀) (triple) on [u₀, ∞): quadrature to U, proven tail after."""
+    U = max(Fraction(64), 2 * (u0.__floor__()) + 2)
+    radius = lambda u: min(u / 2, Fraction(4))  # noqa: E731 - Re ≥ u/2 > 0 on the disk
+    series, sup = (_pair_series, _pair_sup) if kind == "pair" else (_triple_series, _triple_sup)
+    body = integrate(series, sup, u0, U, radius, where)
+    Ub = const(U)
+    if kind == "pair":  # ∫_U^∞ ≤ e^{−2U}/(2U(1 − e^{−2U}))
+        tail = (-(Ub * const(2))).exp() * (Ub * const(2) * (const(1) - (-(Ub * const(2))).exp())).recip()
+    else:  # ∫_U^∞ ≤ (1 + 2e^{−U})e^{−U}/(2U(1 − e^{−2U}))
+        tail = (const(1) + (-Ub).exp() * const(2)) * (-Ub).exp() * \
+            (Ub * const(2) * (const(1) - (-(Ub * const(2))).exp())).recip()
+    return body + Ball.from_ends(0, tail.hi())
+
+
+def check_symmetric(lemma: dict, inst: dict, V: Mat, B: Mat, X0: Mat) -> dict:
+    """Lemma S1 (pair) or S2 (odd triple): setting decided exactly, integral and limits
+    recomputed, stored enclosures must contain them. Returns the proved facts."""
+    kind = "pair" if str(lemma["lemma"]).startswith("S1") else "triple"
+    lam, beta = _scalar(V), _scalar(B)
+    n, d = len(X0), len(V)
+    if lam is None or lam <= 0 or beta is None or beta <= 0:
+        raise CheckFailure("instance", "V = λI and QᵀK = βI with λ, β > 0 (Lemmas S1, S2)",
+                           "another V or B")
+    if kind == "pair":
+        x1, x2 = X0
+        if n != 2 or sum(a * a for a in x1) != sum(a * a for a in x2) or x1 == x2:
+            raise CheckFailure("instance.X0", "two distinct tokens of equal norm (Lemma S1)",
+                               "another configuration")
+        m = [(a + b) / 2 for a, b in zip(x1, x2)]
+        w0 = [(a - b) / 2 for a, b in zip(x1, x2)]
+        if [_q(x, "tail_lemma.m") for x in lemma["m"]] != m or \
+                [_q(x, "tail_lemma.w0") for x in lemma["w0"]] != w0:
+            raise CheckFailure("tail_lemma.m", f"m = {m}, w0 = {w0}",
+                               f"m = {lemma['m']}, w0 = {lemma['w0']}")
+        u0 = beta * sum(a * a for a in w0)
+        key, fac_key = "integral_I_u0", "contraction_exp_minus_I"
+    else:
+        xs = sorted(x[0] for x in X0)
+        if d != 1 or n != 3 or not (xs[0] == -xs[2] and xs[1] == 0 and xs[2] > 0):
+            raise CheckFailure("instance.X0", "d = 1 and tokens {−a, 0, a}, a > 0 (Lemma S2)",
+                               "another configuration")
+        a0 = xs[2]
+        if _q(lemma["a0"], "tail_lemma.a0") != a0:
+            raise CheckFailure("tail_lemma.a0", str(a0), str(lemma["a0"]))
+        u0 = beta * a0 * a0
+        key, fac_key = "integral_J_u0", "contraction_exp_minus_J"
+    if _q(lemma["u0"], "tail_lemma.u0") != u0:
+        raise CheckFailure("tail_lemma.u0", str(u0), str(lemma["u0"]))
+    I = _integral(kind, u0, "tail_lemma." + key)
+    _inside(lemma[key], I, "tail_lemma." + key)
+    fac = (-I).exp()
+    _inside(lemma[fac_key], fac, "tail_lemma." + fac_key)
+    limits = lemma["limits_z"]
+    if kind == "pair":
+        for i, sgn in ((0, 1), (1, -1)):
+            for c in range(d):
+                _inside(limits[i][c], const(m[c]) + const(sgn * w0[c]) * fac,
+                        f"tail_lemma.limits_z[{i}][{c}]")
+        dist = const(sum(a * a for a in w0)).sqrt() * fac * const(2)
+        P = [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
+        clusters = 2
+    else:
+        for i in range(3):
+            _inside(limits[i][0], const(X0[i][0]) * fac, f"tail_lemma.limits_z[{i}][0]")
+        dist = const(a0) * fac
+        mid = next(i for i in range(3) if X0[i][0] == 0)
+        P = [[Fraction(int(j == i)) if i != mid else Fraction(1, 3) for j in range(3)]
+             for i in range(3)]
+        clusters = 3
+    _inside(lemma["distance_between_limits"], dist, "tail_lemma.distance_between_limits")
+    stored_P = [[_q(x, "tail_lemma.attention_limit") for x in row]
+                for row in lemma["attention_limit"]]
+    if stored_P != P or int(lemma["clusters"]) != clusters:
+        raise CheckFailure("tail_lemma.attention_limit", f"P* = {P}, {clusters} clusters",
+                           f"{lemma['attention_limit']}, {lemma['clusters']}")
+    return {"clusters": clusters, "P_star": P}
+
+
+def check_stationary(lemma: dict, V: Mat, B: Mat, X0: Mat, witness: dict | None) -> dict:
+    """Lemma S0: V(z_j − z_i) = 0 for all i, j (exact) ⇒ z(t) ≡ z(0); if also Vz_i = 0,
+    P(t) ≡ P(0), enclosed here. Returns the proved facts."""
+    n, d = len(X0), len(V)
+    Vz = [[sum((V[a][b] * X0[i][b] for b in range(d)), Fraction(0)) for a in range(d)]
+          for i in range(n)]
+    if any(Vz[i] != Vz[0] for i in range(n)):
+        raise CheckFailure("instance", "V(z_j − z_i) = 0 for all tokens (Lemma S0)",
+                           "a moving configuration")
+    lim = [[_q(x, "tail_lemma.limits_z") for x in row] for row in lemma["limits_z"]]
+    if lim != X0:
+        raise CheckFailure("tail_lemma.limits_z", "the initial tokens (they never move)",
+                           repr(lemma["limits_z"]))
+    distinct = len({tuple(r) for r in X0})
+    facts: dict[str, Any] = {"clusters": distinct}
+    if int(lemma["clusters"]) != distinct:
+        raise CheckFailure("tail_lemma.clusters", str(distinct), str(lemma["clusters"]))
+    if all(v == 0 for row in Vz for v in row) and "attention_constant" in lemma:
+        boolean = True
+        for i in range(n):
+            s = [sum((X0[i][a] * B[a][b] * X0[j][b] for a in range(d) for b in range(d)),
+                     Fraction(0)) for j in range(n)]
+            for j in range(n):
+                tot = sum((const(s[k] - s[j]).exp() for k in range(n)), Ball(0, 0))
+                p = tot.recip()
+                _inside(lemma["attention_constant"][i][j], p,
+                        f"tail_lemma.attention_constant[{i}][{j}]")
+                if p.lo() > 0 and p.hi_q() < 1:
+                    boolean = False
+        facts["boolean"] = boolean if not boolean else None
+    if witness is not None:
+        facts["thm_5_2"] = _theorem_5_2_on_limits(V, X0, witness)
+    return facts
+
+
+def _theorem_5_2_on_limits(V: Mat, Z: Mat, w: dict) -> bool:
+    """Theorem 5.2's conclusion on exact limits, from a witness (λ, P_F): verified to be
+    the spectral projector of a dominant semisimple eigenvalue λ > 0 (Lemma C9)."""
+    d = len(V)
+    lam = _q(w["lambda"], "witness.lambda")
+    P = [[_q(x, "witness.projector_F") for x in row] for row in w["projector_F"]]
+    mul = lambda A, B: [[sum((A[i][k] * B[k][j] for k in range(d)), Fraction(0))  # noqa
+                         for j in range(d)] for i in range(d)]
+    I = [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]
+    VmL = [[V[i][j] - lam * I[i][j] for j in range(d)] for i in range(d)]
+    if lam <= 0 or mul(P, P) != P or mul(V, P) != mul(P, V) or \
+            any(x != 0 for row in mul(VmL, P) for x in row):
+        raise CheckFailure("witness.projector_F", "P² = P, VP = PV, (V − λ)P = 0, λ > 0",
+                           "a matrix that is not")
+    if rank([[VmL[i][j] + P[i][j] for j in range(d)] for i in range(d)]) != d:
+        raise CheckFailure("witness.projector_F", "V − λ invertible on ker P", "singular")
+    # dominance: ‖(V(I − P))^k‖∞ < λ^k for some k ≤ 64 bounds the other moduli below λ
+    G = mul(V, [[I[i][j] - P[i][j] for j in range(d)] for i in range(d)])
+    Gk = G
+    for k in range(1, 65):
+        if max(sum(abs(x) for x in row) for row in Gk) < lam ** k:
+            break
+        Gk = mul(Gk, G)
+    else:
+        raise CheckFailure("witness.lambda", "a dominant eigenvalue", "no norm bound below λ^k")
+    if rank(P) != 1:
+        raise CheckFailure("witness.projector_F", "dim F = 1 (version 1)", f"rank {rank(P)}")
+    comps = {tuple(sum((P[a][b] * z[b] for b in range(d)), Fraction(0)) for a in range(d))
+             for z in Z}
+    nonzero = {c for c in comps if any(c)}
+    return len(nonzero) <= 2
+
+
+def judge_claims(record: dict, claims: list, facts: dict) -> None:
+    """Each claim's verdict must be the one the proved facts imply (Lemma C9)."""
+    want = {c["id"]: c for c in record["claims"]}
+    if sorted(want) != sorted(c["id"] for c in claims):
+        raise CheckFailure("audit.claims", f"one verdict per claim {sorted(want)}",
+                           repr([c["id"] for c in claims]))
+    P = facts.get("P_star")
+    for c in claims:
+        (kind, value), = want[c["id"]]["reading"].items()
+        got: bool | None
+        if kind == "clusters":
+            got = None if facts.get("clusters") is None else facts["clusters"] == int(str(value))
+        elif kind == "attention_limit":
+            got = None if P is None else \
+                [[_q(x, "reading") for x in row] for row in value] == P
+        elif kind == "attention_rank":
+            got = None if P is None else rank(P) == int(str(value))
+        elif kind == "attention_rank_at_most":
+            got = None if P is None else rank(P) <= int(str(value))
+        elif kind == "attention_boolean":
+            b = facts.get("boolean")
+            if b is None and P is not None:
+                b = all(x in (0, 1) for row in P for x in row)
+            got = None if b is None else b == (str(value).lower() == "true")
+        elif kind == "theorem_5_2_conclusion":
+            t = facts.get("thm_5_2")
+            got = None if t is None else t == (str(value).lower() == "true")
+        elif kind == "theorem_conclusion":
+            conc = facts.get("conclusion")
+            got = None if conc is None or conc[0] != str(value) else \
+                {"certified": True, "refuted": False}.get(conc[1])
+        else:
+            raise CheckFailure(f"audit.record.claims[{c['id']}].reading", "a known reading",
+                               kind)
+        expected = "undecided" if got is None else ("holds" if got else "fails")
+        if c["verdict"] != expected:
+            raise CheckFailure(f"audit.claims[{c['id']}].verdict", repr(expected),
+                               repr(c["verdict"]))
