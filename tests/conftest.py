@@ -21,3 +21,19 @@ settings.load_profile("ci")
 def M(rows):
     """An exact matrix from rows of ints/strings/Fractions."""
     return tuple(tuple(Fraction(x) for x in r) for r in rows)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-slow", action="store_true", default=False,
+                     help="also run tests marked slow (minutes each)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-slow"):
+        return
+    import pytest
+
+    skip = pytest.mark.skip(reason="slow: run with --run-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -21,11 +21,9 @@ from __future__ import annotations
 from fractions import Fraction
 from math import isqrt
 
-import numpy as np
-
 import mpmath.libmp as L
 
-__all__ = ["Ball", "BallArray", "CBall", "scale", "set_scale", "const", "interval", "one"]
+__all__ = ["Ball", "CBall", "scale", "set_scale", "const", "interval", "one"]
 
 _P = 200  # fixed-point scale: one unit is 2^-P
 
@@ -349,102 +347,3 @@ class CBall:
         return root if root * root == s else root + 1
 
 
-
-class BallArray:
-    """An array of balls as two numpy object arrays of Python integers (midpoints m,
-    radii r ≥ 0) at the scale P: entry-wise the contract of :class:`Ball`.
-
-    Why: the Taylor recurrences are sums of products; here every such sum is formed
-    *exactly* in integers (numpy's C loops over Python ints) and rounded once, instead
-    of one Python-level ball operation per product (Lemma C1 covers both).
-    """
-
-    __slots__ = ("m", "r")
-
-    def __init__(self, m: np.ndarray, r: np.ndarray) -> None:
-        self.m, self.r = m, r
-
-    @staticmethod
-    def of(balls: np.ndarray) -> "BallArray":
-        b = np.asarray(balls, dtype=object)
-        m = np.empty(b.shape, dtype=object)
-        r = np.empty(b.shape, dtype=object)
-        for idx, x in np.ndenumerate(b):
-            m[idx], r[idx] = x.m, x.r
-        return BallArray(m, r)
-
-    def balls(self) -> np.ndarray:
-        out = np.empty(self.m.shape, dtype=object)
-        for idx in np.ndindex(self.m.shape):
-            out[idx] = Ball(self.m[idx], self.r[idx])
-        return out
-
-    @property
-    def shape(self) -> tuple:
-        return self.m.shape
-
-    def __getitem__(self, key: object) -> "BallArray":
-        return BallArray(self.m[key], self.r[key])
-
-    def reshape(self, *shape: int) -> "BallArray":
-        return BallArray(self.m.reshape(*shape), self.r.reshape(*shape))
-
-    @property
-    def T(self) -> "BallArray":
-        return BallArray(self.m.T, self.r.T)
-
-    def __add__(self, o: "BallArray") -> "BallArray":
-        return BallArray(self.m + o.m, self.r + o.r)
-
-    def __sub__(self, o: "BallArray") -> "BallArray":
-        return BallArray(self.m - o.m, self.r + o.r)
-
-    def times_int(self, k: int) -> "BallArray":
-        return BallArray(self.m * k, self.r * abs(k))
-
-    def div_int(self, k: int) -> "BallArray":
-        """x / k for an integer k > 0: floor of the midpoint, one unit more radius."""
-        return BallArray(self.m // k, -((-self.r) // k) + 1)
-
-    def sum_rows(self) -> "BallArray":
-        """Sum over the last axis, keeping it (shape (..., 1)); exact."""
-        return BallArray(self.m.sum(axis=-1, keepdims=True), self.r.sum(axis=-1, keepdims=True))
-
-    @staticmethod
-    def _round(mid2: np.ndarray, rad2: np.ndarray) -> "BallArray":
-        """Balls from exact products at scale 2^{2P}: one floor, radius rounded up + 1."""
-        return BallArray(mid2 >> _P, -((-rad2) >> _P) + 1)
-
-    def __mul__(self, o: "BallArray") -> "BallArray":
-        """Entry-wise product (numpy broadcasting)."""
-        am, bm = abs(self.m), abs(o.m)
-        return BallArray._round(self.m * o.m, am * o.r + self.r * bm + self.r * o.r)
-
-    def __matmul__(self, o: "BallArray") -> "BallArray":
-        am, bm = abs(self.m), abs(o.m)
-        return BallArray._round(self.m.dot(o.m), am.dot(o.r) + self.r.dot(bm) + self.r.dot(o.r))
-
-    @staticmethod
-    def dot_sum(left: list["BallArray"], right: list["BallArray"]) -> "BallArray":
-        """Σ_a left[a] ∘ right[a] (entry-wise, broadcasting), summed exactly, rounded once."""
-        nd = max(x.m.ndim for x in left)
-
-        def lift(a: np.ndarray) -> np.ndarray:  # same ndim, so the stacks broadcast
-            return a.reshape((1,) * (nd - a.ndim) + a.shape)
-
-        Lm = np.stack([lift(x.m) for x in left])
-        Lr = np.stack([lift(x.r) for x in left])
-        Rm = np.stack([lift(x.m) for x in right])
-        Rr = np.stack([lift(x.r) for x in right])
-        mid = (Lm * Rm).sum(axis=0)
-        rad = (abs(Lm) * Rr + Lr * abs(Rm) + Lr * Rr).sum(axis=0)
-        return BallArray._round(mid, rad)
-
-    @staticmethod
-    def matmul_sum(left: list["BallArray"], right: list["BallArray"]) -> "BallArray":
-        """Σ_a left[a] @ right[a] as one exact stacked product, rounded once."""
-        Lm = np.concatenate([x.m for x in left], axis=1)
-        Lr = np.concatenate([x.r for x in left], axis=1)
-        Rm = np.concatenate([x.m for x in right], axis=0)
-        Rr = np.concatenate([x.r for x in right], axis=0)
-        return BallArray._round(Lm.dot(Rm), abs(Lm).dot(Rr) + Lr.dot(abs(Rm)) + Lr.dot(Rr))
