@@ -343,3 +343,16 @@ def test_audit_changed_instance_or_u0_rejected(audit_certs):
     c = copy.deepcopy(audit_certs["theorem_2_1_middle_token"])
     c["instance"]["X0"] = [["-1"], ["0"], ["2"]]
     assert failing_field(redigest(c)) == "audit.record.instance"
+
+
+def test_energy_lemma_certificate_checks_and_overstated_bound_rejected():
+    v = certify(Instance.load("examples/thm8_5_contracting.json"), "8.5", digits=8,
+                max_seconds=4)
+    c = json.loads(json.dumps(to_certificate(v)))
+    assert c["tail_lemma"]["lemma"].startswith("T6") and c["integration"]["variable"] == "x"
+    rep = check_certificate(copy.deepcopy(c))
+    assert rep.valid, rep.message
+    assert rep.steps_checked == len(c["integration"]["replay"]["records"]) > 0
+    q = c["tail_lemma"]["q_at_T_upper"]
+    q[0] = str(F(q[0]) / 2)  # claims a smaller energy than the replayed box allows
+    assert failing_field(redigest(c)) == "tail_lemma.q_at_T_upper[0]"
