@@ -356,3 +356,14 @@ def test_energy_lemma_certificate_checks_and_overstated_bound_rejected():
     q = c["tail_lemma"]["q_at_T_upper"]
     q[0] = str(F(q[0]) / 2)  # claims a smaller energy than the replayed box allows
     assert failing_field(redigest(c)) == "tail_lemma.q_at_T_upper[0]"
+
+
+def test_theorem_4_2_coordinate_limits_checked():
+    inst = Instance.create(V=[[1]], Q=[[1]], K=[[1]], X0=[[-2], [1], [2]])
+    v = certify(inst, "4.2", digits=8, max_seconds=60, refine_seconds=0)
+    c = json.loads(json.dumps(to_certificate(v)))
+    assert v.verdict == "certified" and "coordinate_limits" in c["limit"]
+    assert check_certificate(copy.deepcopy(c)).valid
+    lo, hi = (F(x) for x in c["limit"]["coordinate_limits"][1])
+    c["limit"]["coordinate_limits"][1] = [str(-hi), str(-lo)]  # the other cluster's value
+    assert failing_field(redigest(c)) == "limit.coordinate_limits[1]"

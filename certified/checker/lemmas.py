@@ -186,7 +186,7 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
                            f"c <= min(m, mu)·e^(λT) <= {float(rate_hi)!r}", str(rate))
     # Conclusion (1) uses the recomputed bound d0 (≤ the stored δ₀).
     return {"T": T, "leader": leader, "boxes": boxes, "diffs": diffs, "delta0": d0, "m": m,
-            "mu": mu}
+            "mu": mu, "rate_hi": rate_hi}
 
 
 def check_enclosure_at_T(lf: dict, S: LohnerSet) -> None:
@@ -280,6 +280,20 @@ def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
         raise CheckFailure("limit.attention_rank", str(len(leaders)), repr(src["attention_rank"]))
     if "clusters" in src:
         _check_clusters(src["clusters"], lf, B, "limit.clusters")
+    lim = cert.get("limit") or {}
+    for key in ("rate_constant",):
+        if key in lim and _q(lim[key], f"limit.{key}") > lf["rate_hi"]:
+            raise CheckFailure(f"limit.{key}", f"<= {float(lf['rate_hi'])!r}", str(lim[key]))
+    if "rate" in lim and _q(lim["rate"]["c_lower_bound"], "limit.rate") > lf["rate_hi"]:
+        raise CheckFailure("limit.rate.c_lower_bound", f"<= {float(lf['rate_hi'])!r}",
+                           str(lim["rate"]["c_lower_bound"]))
+    if "coordinate_limits" in lim:  # 4.2 in d = 1: each token's limit is its cluster's
+        cen = {k: [(lo - lf["delta0"], hi + lf["delta0"]) for lo, hi in lf["boxes"][k]]
+               for k in leaders}
+        for i, pair in enumerate(lim["coordinate_limits"]):
+            _contains(pair, cen[leader[i]][0], f"limit.coordinate_limits[{i}]")
+        for idx, pair in enumerate(lim.get("hyperplane_values", [])):
+            _contains(pair, cen[leaders[idx]][0], f"limit.hyperplane_values[{idx}]")
     if theorem in ("3.1", "5.2"):
         expected = "certified"
     elif theorem == "2.1":
