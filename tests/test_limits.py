@@ -46,15 +46,35 @@ def _lf_at(inst, T, digits=30):
 
 # -- Lemma T4 against independent runs -------------------------------------------------------
 
+ORACLE = Path(__file__).resolve().parent / "data" / "long_runs"
+
+
+def long_run(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """z(6) and P(6) of an independent 30-digit approximate run (mpmath Taylor series,
+    `approx_trajectory_mp`), computed once and stored in tests/data/long_runs/ (it takes
+    minutes); `test_stored_long_runs_are_reproducible` (slow) recomputes them."""
+    data = json.loads((ORACLE / f"{name}.json").read_text())
+    return (np.array([[float(x) for x in row] for row in data["z"]]),
+            np.array([[float(x) for x in row] for row in data["P"]]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["thm2_1_one_dimensional", "thm3_1_identity", "indefinite_B"])
+def test_stored_long_runs_are_reproducible(name):
+    data = json.loads((ORACLE / f"{name}.json").read_text())
+    ap = approx_trajectory_mp(Instance.load(EX / f"{name}.json"), 6, times=[6], digits=30)
+    for row, ref in zip(ap.tokens[-1], data["z"]):
+        for x, r in zip(row, ref):
+            assert abs(F(str(x)) - F(r)) < F(1, 10 ** 25)
+
 def test_d1_leaders_centres_contain_long_run_limits():
     inst = Instance.load(EX / "thm2_1_one_dimensional.json")
     lf, why = _lf_at(inst, F(3, 2))
     assert lf is not None, why
     assert lf.leader == [0, 0, 4, 4, 4]  # smallest and largest token lead (Theorem 2.1)
-    # Oracle: a 40-digit approximate run to t = 6; leaders move by < δ₀ after T, and the
+    # Oracle: a 30-digit approximate run to t = 6; leaders move by < δ₀ after T, and the
     # followers are within e^{-(6 - 3/2)}·|e| of their leader.
-    ap = approx_trajectory_mp(inst, 6, times=[6], digits=30)
-    Z = np.array(ap.tokens[-1], dtype=float)
+    Z, P = long_run("thm2_1_one_dimensional")
     for (k, members), box in zip(lf.clusters, lf.centers):
         assert _contains((box[0][0], box[0][1]), Z[k, 0])
         for j in members:
@@ -63,7 +83,6 @@ def test_d1_leaders_centres_contain_long_run_limits():
     assert lf.delta0 < F(1, 10 ** 11)
     assert all(hi - lo < F(1, 10 ** 11) for b in lf.centers for lo, hi in b)
     # P* has rows e_{l(i)}; the approximate P at t = 6 agrees
-    P = np.array(ap.attention[-1], dtype=float)
     assert [int(np.argmax(row)) for row in P] == lf.leader
     assert lf.rate > 0
 
@@ -72,9 +91,7 @@ def test_plane_clusters_memberships_and_centres_match_long_run():
     inst = Instance.load(EX / "thm3_1_identity.json")
     lf, why = _lf_at(inst, F(2), digits=20)
     assert lf is not None, why
-    ap = approx_trajectory_mp(inst, 6, times=[6], digits=30)
-    Z = np.array(ap.tokens[-1], dtype=float)
-    P = np.array(ap.attention[-1], dtype=float)
+    Z, P = long_run("thm3_1_identity")
     assert [int(np.argmax(row)) for row in P] == lf.leader
     for (k, members), box in zip(lf.clusters, lf.centers):
         for c in range(2):
@@ -147,8 +164,7 @@ def test_outside_hypotheses_indefinite_B_certified_anyway():
     cl = v.limit["clusters"]
     assert sorted(len(c["members"]) for c in cl) == [2, 4]
     assert all(c["is_hull_vertex"] is True for c in cl)
-    ap = approx_trajectory_mp(inst, 6, times=[6], digits=30)
-    Z = np.array(ap.tokens[-1], dtype=float)
+    Z, _ = long_run("indefinite_B")
     for c in cl:
         k = c["leader"]
         assert all(_contains(c["center"][i], Z[k, i]) for i in range(2))

@@ -47,8 +47,8 @@ def attn_out(X, V, Q, K):
 
 
 def oracle(kind, T):
-    """mpmath.odefun (Taylor series, 40 digits; not rigorous, an independent check)."""
-    with mpmath.workdps(40):  # every constant (1/10, 1/3, …) at 40 digits too
+    """mpmath.odefun (Taylor series, 32 digits; not rigorous, an independent check)."""
+    with mpmath.workdps(32):  # every constant (1/10, 1/3, …) at 32 digits too
         return _oracle(kind, T)
 
 
@@ -86,15 +86,15 @@ def _oracle(kind, T):
 @pytest.mark.parametrize("kind", sorted(VARIANTS))
 def test_certified_enclosure_contains_the_oracle_and_is_narrow(kind):
     inst = Instance.from_json({**BASE, "variant": VARIANTS[kind]})
-    tr = enclose_trajectory(inst, 1, digits=30, variable="x")
+    tr = enclose_trajectory(inst, 1, digits=22, variable="x")
     assert tr.certified_until == 1
     ref = oracle(kind, 1)
     box = tr.tokens[-1].reshape(-1)
-    with mpmath.workdps(40), ctx.workprec(200):
+    with mpmath.workdps(32), ctx.workprec(200):
         for b, r in zip(box, ref):
-            point = arb(mpmath.nstr(r, 38))  # the oracle, ±1e-38 from rounding its digits
+            point = arb(mpmath.nstr(r, 30))  # the oracle, ±1e-30 from rounding its digits
             assert b.contains(point.mid())
-            assert float(b.rad()) < 1e-25
+            assert float(b.rad()) < 1e-17
 
 
 def test_pieces_are_continuous_at_the_switch_and_change_the_motion():
