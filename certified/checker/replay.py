@@ -6,8 +6,14 @@ box it claims for the state at the end of the step. The checker keeps its own Lo
 (x = c + A·r) and, for each step, (1) verifies the complex Picard inclusion, (2) encloses
 the Taylor polynomial at the centre and the Cauchy remainder, (3) encloses the flow's
 Jacobian over the tube by the variational fixed point, (4) updates its set, and
-(5) requires its set's box to lie inside the claimed box. Lemma numbers refer to
-``proofs_notes/checker.md``.
+(5) requires its own set, written in the stored coordinates (c, A), inside the stored set
+(its r inside the stored r). Lemma numbers refer to ``proofs_notes/checker.md``.
+
+Two simpler designs failed on real certificates and are why it is done this way:
+comparing the box of the checker's own QR-basis set with a stored box (boxes of a
+parallelepiped depend on the basis; failed at step 218 of a three-token run even with 1/8
+slack), and starting each step from the stored, widened set (the widening compounded
+through unstable directions).
 """
 
 from __future__ import annotations
