@@ -2,7 +2,7 @@
 
 The certificate supplies, per step, what was *found* by search (the step h, the Taylor
 order, the half-side ρ of the complex time square and the complex a-priori box) and the
-box it claims for the state at the end of the step. The checker keeps its own Lohner set
+Lohner set it claims for the state at the end of the step. The checker keeps its own set
 (x = c + A·r) and, for each step, (1) verifies the complex Picard inclusion, (2) encloses
 the Taylor polynomial at the centre and the Cauchy remainder, (3) encloses the flow's
 Jacobian over the tube by the variational fixed point, (4) updates its set, and
