@@ -46,10 +46,11 @@ def _replay(v: Any, traj: Any) -> dict[str, Any]:
     Per step: the Taylor order, the half-side ρ of the complex time square, the complex
     a-priori box C (Lemma I6) as [re_lo, re_hi, im_lo, im_hi] rounded outward, and the
     output Lohner set {c + A·r}: c and A exactly, r widened by 1/8 of its radius (plus
-    2^-30 of the largest radius) and rounded outward. The checker carries its own enclosure in the stored coordinates
-    (c, A) and requires its r inside the stored r at every step; the widening leaves room
-    for its own arithmetic. Steps are those of the run whose set the tail lemma used; if that run
-    was abandoned for more precision, there is no replay.
+    2^-30 of the largest radius and 2^-bits) and rounded outward. The checker carries its
+    own enclosure in the stored coordinates (c, A) and requires its r inside the stored r
+    at every step; the widening leaves room for its own arithmetic and never compounds
+    (the checker continues with its own r). Steps are those of the run whose set the tail
+    lemma used; if that run was abandoned for more precision, there is no replay.
     """
     steps = traj.steps
     last = len(steps)
@@ -66,9 +67,7 @@ def _replay(v: Any, traj: Any) -> dict[str, Any]:
     # wide, and rounding it at a fixed number of significant digits would widen it enough
     # to break its own Picard inclusion (seen: 18 digits at 82 bits).
     keep = max(v.digits, math.ceil(traj.bits * math.log10(2))) + REPLAY_DIGITS_EXTRA
-    # Room for the checker's own roundings and overestimations (it follows its own chain
-    # in the stored bases, so the widening does not compound): 1/8 of each radius.
-    slack_floor = Fraction(1, 2 ** traj.bits)
+    slack_floor = Fraction(1, 2 ** traj.bits)  # room for a radius that is exactly 0
     records = []
     with bk.workprec(traj.bits):
         for s in steps[:last]:

@@ -148,7 +148,7 @@ def try_leader_follower(bk: Backend, inst: Instance, lam: Fraction, t: Fraction,
 
 
 def checkable_box(bk: Backend, v: object, keep: int) -> tuple[Fraction, Fraction]:
-    """The interval v widened by 1/8 of its radius (+ 2^-(bits)) and rounded outward to
+    """The interval v widened by 1/8 of its radius (+ 2^-(4·keep)) and rounded outward to
     ``keep`` significant digits: the box a certificate stores and a tail lemma checks.
 
     Why the 1/8: an independent checker (:mod:`certified.checker`) replays the steps in
