@@ -367,3 +367,17 @@ def test_theorem_4_2_coordinate_limits_checked():
     lo, hi = (F(x) for x in c["limit"]["coordinate_limits"][1])
     c["limit"]["coordinate_limits"][1] = [str(-hi), str(-lo)]  # the other cluster's value
     assert failing_field(redigest(c)) == "limit.coordinate_limits[1]"
+
+
+def test_unprovable_centre_claims_rejected(cert):
+    for key, value in (("is_zero", True), ("is_hull_vertex", False)):
+        c = copy.deepcopy(cert)
+        c["limit"]["clusters"][0][key] = value
+        assert failing_field(redigest(c)) == f"limit.clusters[0].{key}"
+
+
+def test_audit_claim_weakened_to_undecided_is_accepted(audit_certs):
+    # "undecided" asserts nothing: a weaker certificate is still a valid one
+    c = copy.deepcopy(audit_certs["theorem_2_1_middle_token"])
+    c["audit"]["claims"][0]["verdict"] = "undecided"
+    assert check_certificate(redigest(c)).valid

@@ -23,7 +23,7 @@ from importlib import resources
 from typing import Any, Callable
 
 from .audits import check_stationary, check_symmetric, judge_claims, rank
-from .balls import const, set_scale
+from .balls import BallError, const, set_scale
 from .dynamics import Field
 from .errors import CheckFailure, Malformed
 from .lemmas import check_enclosure_at_T, check_leader_follower, check_t4_verdict
@@ -108,6 +108,13 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
              for a in range(d)]
         lam = _scalar(V)
         lemma = obj.get("tail_lemma")
+        integ = obj.get("integration")
+        # The balls' scale is module state: set it once here, before any ball is made, so
+        # no check inherits it from an earlier one. Finer than the producer's precision.
+        if integ is not None:
+            set_scale(int(integ["bits"]) + 64)
+        else:
+            set_scale(max(256, int((obj.get("precision") or {}).get("bits", 0)) + 64))
         kind0 = str(lemma.get("lemma", "")) if isinstance(lemma, dict) else ""
         if audit is not None and kind0.startswith(("S0", "S1", "S2")):
             facts = _check_exact_audit(obj, lemma, kind0, V, B, X0)
@@ -117,13 +124,15 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
             return Report(True, f"valid: Lemma {kind0[:2]} re-checked ({how}); "
                           f"{len(audit['claims'])} claim verdicts re-judged", 0,
                           time.perf_counter() - t_start)
-        integ = obj.get("integration")
         if integ is None:
             if lemma is not None:
                 raise CheckFailure("integration", "the validated steps behind the lemma", "null")
             if obj["verdict"] != "undecided":
                 raise CheckFailure("verdict", "'undecided' (nothing was integrated)",
                                    repr(obj["verdict"]))
+            if audit is not None:  # nothing proved: every claim must be undecided
+                judge_claims(audit["record"], audit["claims"],
+                             {"conclusion": (obj["theorem"], obj["verdict"])})
             return Report(True, "valid: no integration, no lemma, verdict undecided", 0,
                           time.perf_counter() - t_start)
         if lam is None:
@@ -148,7 +157,6 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
                                integ.get("replay_note", "none"))
         records = replay["records"]
         t_end = Fraction(replay["t_end"])
-        set_scale(int(integ["bits"]) + 64)  # finer than the producer's working precision
         field = Field(lam, B, n, integ.get("variable", "z"))
         if lf is not None and (field.variable != "z" or lf["T"] != t_end):
             raise CheckFailure("tail_lemma.T", f"the end of the replay, t = {t_end} (in z)",
@@ -172,8 +180,14 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
                    "bound re-checked; verdict 'undecided'")
         else:
             msg = f"valid: {steps_checked} steps re-verified to t = {t_end}; verdict undecided"
+        if lf is None and audit is not None:  # T6 or no lemma: no limit object is proved
+            judge_claims(audit["record"], audit["claims"],
+                         {"conclusion": (obj["theorem"], obj["verdict"])})
     except CheckFailure as exc:
         return Report(False, str(exc), steps_checked, time.perf_counter() - t_start)
+    except BallError as exc:  # the checker's arithmetic could not settle a quantity
+        return Report(False, f"arithmetic: Expected enclosures the checker can evaluate. "
+                      f"Got {exc}.", steps_checked, time.perf_counter() - t_start)
     except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError) as exc:
         raise Malformed(f"certificate field missing or of the wrong type: {exc!r}") from None
     return Report(True, msg, steps_checked, time.perf_counter() - t_start)

@@ -23,9 +23,15 @@ from math import isqrt
 
 import mpmath.libmp as L
 
-__all__ = ["Ball", "CBall", "scale", "set_scale", "const", "interval", "one"]
+__all__ = ["Ball", "BallError", "CBall", "scale", "set_scale", "const", "interval", "one"]
 
 _P = 200  # fixed-point scale: one unit is 2^-P
+
+
+class BallError(ArithmeticError):
+    """An operation the balls cannot enclose (a quotient by a ball containing 0, a square
+    root reaching below 0, disjoint enclosures, a non-finite mpmath result): the check
+    cannot be completed, so the certificate is not shown valid."""
 
 
 def scale() -> int:
@@ -102,7 +108,7 @@ class Ball:
         """The common part of two enclosures of the same quantity (must overlap)."""
         lo, hi = max(self.lo(), o.lo()), min(self.hi(), o.hi())
         if lo > hi:
-            raise ArithmeticError("disjoint enclosures of one quantity")
+            raise BallError("disjoint enclosures of one quantity")
         return Ball.from_ends(lo, hi)
 
     def union(self, o: "Ball") -> "Ball":
@@ -158,19 +164,19 @@ class Ball:
         return Ball.from_ends(bot, top)
 
     def recip(self) -> "Ball":
-        """1/x; raises ZeroDivisionError when the ball contains 0."""
+        """1/x; raises :class:`BallError` when the ball contains 0."""
         lo, hi = self.lo(), self.hi()
         if lo <= 0 <= hi:
-            raise ZeroDivisionError("ball contains 0")
+            raise BallError("a divisor ball contains 0")
         num = 1 << (2 * _P)
         # 1/x is decreasing on each side of 0: [1/hi, 1/lo] scaled by 2^P.
         return Ball.from_ends(_div_floor(num, hi), _div_ceil(num, lo))
 
     def sqrt(self) -> "Ball":
-        """√x for a ball with x ≥ 0 (raises ArithmeticError if it reaches below 0)."""
+        """√x for a ball with x ≥ 0 (raises :class:`BallError` if it reaches below 0)."""
         lo, hi = self.lo(), self.hi()
         if lo < 0:
-            raise ArithmeticError("square root of a ball reaching below 0")
+            raise BallError("square root of a ball reaching below 0")
         a, b = isqrt(lo << _P), isqrt(hi << _P)  # ⌊√(lo·2^P)⌋ = ⌊√lo_true·2^P⌋
         if b * b != hi << _P:
             b += 1
@@ -216,7 +222,7 @@ def _signed_man_exp(x: tuple) -> tuple[int, int]:
     sign, man, exp, _ = x
     if not man:
         if exp:  # inf or nan
-            raise ArithmeticError("mpmath returned a non-finite value")
+            raise BallError("mpmath returned a non-finite value")
         return 0, 0
     return (-man if sign else man), exp
 

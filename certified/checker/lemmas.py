@@ -246,6 +246,14 @@ def _check_clusters(clusters: list, lf: dict, B: list[list[Fraction]], where: st
             _contains(pair, cen[c], f"{where}[{idx}].center[{c}]")
         centers.append([_iv(p, f"{where}[{idx}].center") for p in cl["center"]])
     for idx, cl in enumerate(clusters):
+        # Only `true` (with a witness) or "undecided" for hull vertices, and only `false` or
+        # "undecided" for zero centres, are provable from Lemma T4 and G1.
+        if cl.get("is_hull_vertex") not in (True, "undecided"):
+            raise CheckFailure(f"{where}[{idx}].is_hull_vertex", "true or 'undecided'",
+                               repr(cl.get("is_hull_vertex")))
+        if cl.get("is_zero") not in (False, "undecided"):
+            raise CheckFailure(f"{where}[{idx}].is_zero", "false or 'undecided'",
+                               repr(cl.get("is_zero")))
         if cl.get("is_hull_vertex") is True and len(clusters) >= 2:
             a = cl.get("exposing_functional")
             if a is None:

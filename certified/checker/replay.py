@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .balls import Ball, CBall, const, interval, one, scale
+from .balls import Ball, BallError, CBall, const, interval, one, scale
 from .dynamics import Field, _zeros
 from .errors import CheckFailure
 
@@ -232,7 +232,7 @@ def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: li
         try:
             S = check_step(field, S, t0, h, int(rec["order"]), Fraction(rec["rho"]),
                            rec["apriori"], rec["set"], where)
-        except (ZeroDivisionError, ArithmeticError) as exc:  # e.g. a sum of exps met 0
+        except BallError as exc:  # e.g. a sum of exponentials whose ball met 0
             raise CheckFailure(where, "finite enclosures in the step", str(exc)) from None
         t = t0 + h
         if progress is not None:
