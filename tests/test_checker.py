@@ -381,3 +381,9 @@ def test_audit_claim_weakened_to_undecided_is_accepted(audit_certs):
     c = copy.deepcopy(audit_certs["theorem_2_1_middle_token"])
     c["audit"]["claims"][0]["verdict"] = "undecided"
     assert check_certificate(redigest(c)).valid
+
+
+def test_stationary_limit_tamper_rejected(audit_certs):
+    c = copy.deepcopy(audit_certs["theorem_5_2_third_party"])
+    c["limit"]["clusters"][1]["center"][1] = ["2.5", "2.5"]
+    assert failing_field(redigest(c)) == "limit.clusters[1]"

@@ -226,10 +226,16 @@ def _check_exact_audit(obj: dict, lemma: dict, kind: str, V: list, B: list, X0: 
     if obj.get("verdict") != "certified":
         raise CheckFailure("verdict", "'certified' (the lemma proves the limits)",
                            repr(obj.get("verdict")))
-    if kind.startswith("S0"):
-        return check_stationary(lemma, V, B, X0, lemma.get("witness_5_2"))
-    facts = check_symmetric(lemma, obj["instance"], V, B, X0)
     lim = obj.get("limit") or {}
+    if kind.startswith("S0"):
+        facts = check_stationary(lemma, V, B, X0, lemma.get("witness_5_2"))
+        for i, cl in enumerate(lim.get("clusters", [])):  # the tokens never move
+            lo_hi = [[Fraction(str(a)), Fraction(str(b))] for a, b in cl.get("center", [])]
+            if cl.get("members") != [i] or lo_hi != [[x, x] for x in X0[i]]:
+                raise CheckFailure(f"limit.clusters[{i}]", f"token {i}'s initial position "
+                                   "as its limit", repr(cl)[:80])
+        return facts
+    facts = check_symmetric(lemma, obj["instance"], V, B, X0)
     for i, cl in enumerate(lim.get("clusters", [])):
         if cl.get("members") != [i] or cl.get("center") != lemma["limits_z"][i]:
             raise CheckFailure(f"limit.clusters[{i}]", "the lemma's limit of token "
