@@ -34,8 +34,9 @@ from .flow import Trajectory, enclose_trajectory
 from .geometry import excludes_origin, exposing_functional
 from .instance import Discrete, Instance
 from .numbers import bounds_to_json, decimal_ceil, fraction_to_str, to_fraction
+from .projected import ProjectedBound, norm_matrix_candidates, projected_groups
 from .sets import LohnerSet
-from .tail import (LeaderFollowerBound, NormBound, leader_follower, leader_map_from_scores,
+from .tail import (Box, LeaderFollowerBound, NormBound, leader_follower, leader_map_from_scores,
                    norm_bound_contracting, round_box)
 
 __all__ = ["THEOREMS", "Verification", "certify"]
@@ -79,7 +80,7 @@ class Verification:
     backend: str
     limit: dict | None = None
     evidence: dict | None = None
-    tail: LeaderFollowerBound | NormBound | None = None
+    tail: LeaderFollowerBound | NormBound | ProjectedBound | None = None
     trajectory: Trajectory | None = None
     timescale: dict | None = None
     attempts: list[str] = dc_field(default_factory=list)
@@ -321,10 +322,14 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     elif lam is not None and lam < 0 and _sym_pd(instance.B):
         _run_energy(out, instance, -lam, tmax, digits, backend, max_seconds, max_bits,
                     progress)
+    elif lam is None and thm == "4.2":
+        _run_projected(out, instance, tmax, digits, backend, max_seconds, check_every,
+                       max_bits, progress, refine_seconds)
     else:
         out.reason = ("no tail lemma is implemented for this V and B (implemented: "
                       "V = λI with λ > 0, any B; V = −μI with B symmetric positive "
-                      "definite); the conclusion about t → ∞ is not proved")
+                      "definite; Theorem 4.2's coordinate for a simple dominant λ₁ > 0); "
+                      "the conclusion about t → ∞ is not proved")
     out.wall_seconds = _time.perf_counter() - t0
     return out
 
@@ -392,6 +397,117 @@ def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax:
                                 "δ₀ > 10^-digits, within the budget)"}
     out.verdict, out.reason, out.limit, out.evidence = _judge_lf(out.theorem, inst, lf,
                                                                  digits)
+
+
+def dominant_interval(inst: Instance, bits: int = 256) -> tuple[Box | None, str]:
+    """An isolating rational interval of the unique dominant eigenvalue of V, when it
+    is real, simple and positive (decided exactly by :class:`~certified.spectrum.Spectrum`).
+    """
+    from .balls import arb_bounds
+    from .spectrum import Spectrum
+
+    sp = Spectrum(inst.V)
+    ev = sp.dominant.positive_real
+    if ev is None:
+        return None, ("the eigenvalue of largest modulus is not unique, real and positive: "
+                      "φ₁* (Theorem 4.2's coordinate) is not defined")
+    if ev.multiplicity != 1:
+        return None, "the dominant eigenvalue is not simple: φ₁* is not defined"
+    lo, hi = arb_bounds(sp._refined_real(ev, bits))
+    keep = bits * 3 // 10
+    # A rational λ₁ comes as an exact point: Lemma T7 wants an interval with a sign change.
+    tiny = Fraction(1, 2 ** bits) * (1 + abs(hi))
+    return round_box(lo - tiny, hi + tiny, keep), ""
+
+
+def _run_projected(out: Verification, inst: Instance, tmax: Fraction, digits: int,
+                   backend: str, max_seconds: float | None, check_every: Fraction,
+                   max_bits: int | None, progress: bool, refine_seconds: float | None) -> None:
+    """Theorem 4.2 for V ≠ λI: integrate in x and try Lemma T7 every ``check_every``."""
+    lam_box, why = dominant_interval(inst)
+    if lam_box is None:
+        out.reason = why + "; no tail lemma applies"
+        return
+    bk = get_backend(backend)
+    cands = norm_matrix_candidates(inst.V)
+    state: dict[str, Any] = {"next": Fraction(0), "last_t": Fraction(-1), "why": "",
+                             "start": _time.perf_counter()}
+    keep = digits + GUARD_DIGITS
+
+    def attempt(t: Fraction, box: np.ndarray) -> bool:
+        boxes = [[checkable_box(bk, box[i, c], keep) for c in range(inst.d)]
+                 for i in range(inst.n)]
+        with bk.workprec(4 * keep):
+            pb, why = projected_groups(bk, inst.V, inst.B, lam_box, t, boxes, cands)
+        state["why"] = f"at t = {t}: {why}" if why else ""
+        if pb is None:
+            return False
+        if "first" not in state:
+            state["first"] = pb
+            now = _time.perf_counter()
+            extra = (now - state["start"]) + 5 if refine_seconds is None else refine_seconds
+            state["refine_until"] = now + extra
+        state["pb"] = pb
+        return True
+
+    def until(t: Fraction, box: np.ndarray, S: LohnerSet) -> bool:
+        if t < state["last_t"]:
+            state["next"] = Fraction(0)
+        state["last_t"] = t
+        if "first" in state and _time.perf_counter() >= state["refine_until"]:
+            return True
+        if t < state["next"]:
+            return False
+        while state["next"] <= t:
+            state["next"] += check_every
+        if not attempt(t, box):
+            return False
+        state["pb_set"] = S
+        if _time.perf_counter() >= state["refine_until"]:
+            return True
+        # Refine while a group's limit interval is wider than the target.
+        pb: ProjectedBound = state["pb"]
+        return all(hi - lo <= Fraction(1, 10 ** digits) for lo, hi in pb.limits.values())
+
+    traj = enclose_trajectory(inst, tmax, digits=digits, backend=backend, variable="x",
+                              coordinates="x", until=until, max_seconds=max_seconds,
+                              max_bits=max_bits, progress=progress, times=[0])
+    out.trajectory = traj
+    out.attempts = list(getattr(traj, "attempts", []))
+    pb = state.get("pb")
+    if pb is None:
+        out.verdict = "undecided"
+        out.reason = (f"Lemma T7 could not be verified up to t = {traj.certified_until} "
+                      f"(certified enclosures up to there; budget: t_max = {tmax}, "
+                      f"{max_seconds} s); last attempt {state['why'] or 'none'}")
+        return
+    out.tail = pb
+    out.lemma_set = state.get("pb_set")
+    first: ProjectedBound = state["first"]
+    out.timescale = {"T_first": str(first.T), "T_first_float": float(first.T),
+                     "T_used": str(pb.T),
+                     "meaning": "T_first: first check time at which Lemma T7's hypotheses "
+                                "held (checks every " + str(check_every) + "); T_used: the "
+                                "time of the lemma reported (integration continued while a "
+                                "group's limit interval was wider than 10^-digits, within "
+                                "the budget)"}
+    values = [bounds_to_json(lo, hi, digits) for _, (lo, hi) in sorted(pb.limits.items())]
+    group_of = {i: g for g, members in pb.groups.items() for i in members}
+    coord = [bounds_to_json(*pb.limits[group_of[i]], digits) for i in range(inst.n)]
+    out.limit = {"coordinate_limits": coord, "hyperplane_values": values,
+                 "functional": {"psi": [bounds_to_json(lo, hi, digits) for lo, hi in pb.psi],
+                                "meaning": "ψ = row " + str(pb.row) + " of the spectral "
+                                "projector onto ker(V − λ₁I) (a non-zero multiple of φ₁*); "
+                                "the hyperplanes are {z : ψ(z) = value}"},
+                 "groups": pb.groups,
+                 "cross_group_rate": {"statement": "for t >= T and i, l in different groups: "
+                                      "P_il(t) <= exp(-m e^{2 lambda1 (t - T)})",
+                                      "m": None if pb.m is None else str(pb.m)},
+                 "not_proved": "the other coordinates of z_i (they may diverge), the limit "
+                               "of P within a group, and a rate of convergence within a group"}
+    out.verdict = "certified"
+    out.reason = (f"Lemma T7 holds at T = {pb.T}: φ₁*(z_i) converges for every token, to "
+                  f"{pb.values} value(s) (one per sign group), inside {{a, 0, b}}")
 
 
 def _run_energy(out: Verification, inst: Instance, mu: Fraction, tmax: Fraction, digits: int,

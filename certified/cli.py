@@ -207,20 +207,33 @@ def verify(file: str, theorem: str, digits: int, t_max: str, max_seconds: float,
 
         ts, toks, _ = trajectory_midpoints(v.trajectory)
         bk = v.trajectory.backend
+        var = v.trajectory.variable
         with bk.workprec(v.trajectory.bits):
             from .field import AttentionField
 
-            field = AttentionField(inst, bk, "z")
+            # certify integrates in one variable (z for T4, x for T6 and T7): P from it
+            field = AttentionField(inst, bk, var)
             Zl = v.trajectory.steps[-1].output_set.box(bk).reshape(inst.n, inst.d) \
                 if v.trajectory.steps else bk.array(inst.X0)
             P_T = bk.float_array(field.attention(Zl, v.trajectory.certified_until))
+        if var == "x":  # the picture is in z (float conversion: a picture only)
+            import numpy as np
+
+            from .approx import expm_float
+
+            Vf = np.array([[float(x) for x in row] for row in inst.V])
+            toks = [X @ expm_float(-t * Vf).T for t, X in zip(ts, toks)]
         centers = None
         P_star = None
+        levels = None
         if v.tail is not None and hasattr(v.tail, "centers"):
             centers = [[(float(lo), float(hi)) for lo, hi in b] for b in v.tail.centers]
             P_star = v.tail.attention_limit()
+        if v.tail is not None and hasattr(v.tail, "groups"):  # Lemma T7: the hyperplanes
+            psi = [float((lo + hi) / 2) for lo, hi in v.tail.psi]
+            levels = (psi, [float((lo + hi) / 2) for lo, hi in v.tail.limits.values()])
         plot_verification(ts, toks, P_T, P_star, centers, plot,
-                          title=f"Theorem {v.theorem}: {v.verdict}")
+                          title=f"Theorem {v.theorem}: {v.verdict}", levels=levels)
     click.echo(text)
 
 

@@ -90,9 +90,11 @@ def plot_trajectory(times: Sequence[float], tokens: Sequence[np.ndarray],
 def plot_verification(times: Sequence[float], tokens: Sequence[np.ndarray],
                       P_T: np.ndarray, P_star: Sequence[Sequence[int]] | None,
                       centers: Sequence[Sequence[tuple[float, float]]] | None,
-                      path: str | Path, title: str = "") -> None:
+                      path: str | Path, title: str = "",
+                      levels: tuple[Sequence[float], Sequence[float]] | None = None) -> None:
     """Trajectories in z with the certified cluster centres (their boxes, drawn as
-    rectangles or intervals) and the hull of the centres; P(T) next to P*.
+    rectangles or intervals) and the hull of the centres, or Theorem 4.2's hyperplanes
+    {ψ(z) = c} (``levels`` = (ψ, values)); P(T) next to P*.
 
     Parameters
     ----------
@@ -128,6 +130,18 @@ def plot_verification(times: Sequence[float], tokens: Sequence[np.ndarray],
                                 for b in centers]))
             ax.plot(h[:, 0], h[:, 1], "-", color="red", lw=0.8, label="hull of the limits")
             ax.legend(loc="best", fontsize=8)
+    if levels is not None and d == 2:
+        psi, values = levels
+        x0, x1 = ax.get_xlim()
+        y0, y1 = ax.get_ylim()
+        for c in values:  # ψ₀ z₀ + ψ₁ z₁ = c
+            if abs(psi[1]) > 1e-12:
+                xs = np.array([x0, x1])
+                ax.plot(xs, (c - psi[0] * xs) / psi[1], "--", color="red", lw=1)
+            else:
+                ax.axvline(c / psi[0], color="red", lw=1, ls="--")
+        ax.set_xlim(x0, x1)
+        ax.set_ylim(y0, y1)
     ax.set_xlabel("z[0]")
     ax.set_ylabel("z[1]" if d > 1 else "t")
     ax.set_title(title or "tokens (z) and certified limits")

@@ -81,7 +81,7 @@ def test_checker_is_independent_of_integrator_tail_lemmas_and_arb(cert, tmp_path
 
 
 def test_undecided_certificate_without_integration_is_valid():
-    v = certify(Instance.load("examples/thm4_2_good_triple.json"), "auto", digits=10)
+    v = certify(Instance.load("examples/thm5_2_paranormal.json"), "auto", digits=10)
     c = json.loads(json.dumps(to_certificate(v)))
     assert v.verdict == "undecided" and c["integration"] is None
     assert check_certificate(c).valid

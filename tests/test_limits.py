@@ -197,8 +197,9 @@ def test_budget_too_small_is_an_honest_undecided():
 
 
 def test_unsupported_spectrum_and_discrete_time_are_undecided():
-    v = certify(Instance.load(EX / "thm4_2_good_triple.json"), "4.2", max_seconds=5)
+    v = certify(Instance.load(EX / "thm5_2_paranormal.json"), "4.2", max_seconds=5)
     assert v.verdict == "undecided" and "no tail lemma" in v.reason
+    assert v.trajectory is None  # nothing to integrate for: no lemma applies
     v = certify(Instance.load(EX / "discrete_layers.json"), "auto", max_seconds=5)
     assert v.verdict == "undecided" and "discrete" in v.reason
 

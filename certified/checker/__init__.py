@@ -26,7 +26,8 @@ from .audits import check_stationary, check_symmetric, judge_claims, rank
 from .balls import BallError, const, set_scale
 from .dynamics import Field
 from .errors import CheckFailure, Malformed
-from .lemmas import check_enclosure_at_T, check_leader_follower, check_t4_verdict
+from .lemmas import _contains, check_enclosure_at_T, check_leader_follower, check_t4_verdict
+from .projected import check_projected
 from .replay import replay_steps
 
 __all__ = ["CheckFailure", "Malformed", "Report", "check_certificate", "check_file", "digest"]
@@ -135,15 +136,18 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
                              {"conclusion": (obj["theorem"], obj["verdict"])})
             return Report(True, "valid: no integration, no lemma, verdict undecided", 0,
                           time.perf_counter() - t_start)
-        if lam is None:
-            raise CheckFailure("instance.V", "V = λI (the dynamics checker version 1 replays)",
-                               "another V")
         kind = str(lemma.get("lemma", "")) if lemma is not None else ""
-        if lemma is not None and not kind.startswith(("T4", "T6")):
-            raise CheckFailure("tail_lemma.lemma", "T4 or T6", repr(lemma.get("lemma")))
+        if lam is None and not kind.startswith("T7"):
+            raise CheckFailure("instance.V", "V = λI (or Lemma T7's data in x for another V)",
+                               "another V")
+        if lemma is not None and not kind.startswith(("T4", "T6", "T7")):
+            raise CheckFailure("tail_lemma.lemma", "T4, T6 or T7", repr(lemma.get("lemma")))
         # Cheap checks first: the lemma on its stored data, and the verdict it implies.
-        lf = None
-        if kind.startswith("T4"):
+        lf = pb = None
+        if kind.startswith("T7"):
+            pb = check_projected(lemma, V, B, n)
+            _check_t7_verdict(obj, pb)
+        elif kind.startswith("T4"):
             lf = check_leader_follower(lemma, lam, B, n)
             check_t4_verdict(obj, lf, X0, B)
         elif kind.startswith("T6") or lemma is None:
@@ -157,7 +161,12 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
                                integ.get("replay_note", "none"))
         records = replay["records"]
         t_end = Fraction(replay["t_end"])
-        field = Field(lam, B, n, integ.get("variable", "z"))
+        variable = integ.get("variable", "z")
+        if pb is not None and (variable != "x" or pb["T"] != t_end):
+            raise CheckFailure("tail_lemma.T", f"the end of the replay, t = {t_end} (in x)",
+                               str(lemma["T"]))
+        field = (Field(None, B, n, "x", V=V) if lam is None
+                 else Field(lam, B, n, variable))
         if lf is not None and (field.variable != "z" or lf["T"] != t_end):
             raise CheckFailure("tail_lemma.T", f"the end of the replay, t = {t_end} (in z)",
                                str(lemma["T"]))
@@ -174,13 +183,21 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
                               "conclusion": (obj["theorem"], obj["verdict"])})
             msg = (f"valid: {steps_checked} steps re-verified to t = {t_end}; Lemma T4 "
                    f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
+        elif pb is not None:
+            check_enclosure_at_T({"leader": list(range(n)), "boxes": pb["boxes"], "diffs": {}},
+                                 S)
+            if audit is not None:
+                judge_claims(audit["record"], audit["claims"],
+                             {"conclusion": (obj["theorem"], obj["verdict"])})
+            msg = (f"valid: {steps_checked} steps re-verified to t = {t_end} (in x); Lemma T7 "
+                   f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
         elif kind.startswith("T6"):
             _check_t6(lemma, lam, B, n, S, t_end, field.variable)
             msg = (f"valid: {steps_checked} steps re-verified to t = {t_end}; Lemma T6 "
                    "bound re-checked; verdict 'undecided'")
         else:
             msg = f"valid: {steps_checked} steps re-verified to t = {t_end}; verdict undecided"
-        if lf is None and audit is not None:  # T6 or no lemma: no limit object is proved
+        if lf is None and pb is None and audit is not None:  # T6 or no lemma: no limit object is proved
             judge_claims(audit["record"], audit["claims"],
                          {"conclusion": (obj["theorem"], obj["verdict"])})
     except CheckFailure as exc:
@@ -191,6 +208,27 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
     except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError) as exc:
         raise Malformed(f"certificate field missing or of the wrong type: {exc!r}") from None
     return Report(True, msg, steps_checked, time.perf_counter() - t_start)
+
+
+def _check_t7_verdict(obj: dict, pb: dict) -> None:
+    """Lemma T7 proves Theorem 4.2's conclusion; each stored limit interval must contain
+    the one the checker proved for the token's group (Lemma C10)."""
+    if obj["theorem"] != "4.2" or obj["verdict"] != "certified":
+        raise CheckFailure("verdict", "'certified' for Theorem 4.2 (what Lemma T7 proves)",
+                           f"{obj['verdict']!r} for Theorem {obj['theorem']}")
+    lim = obj.get("limit") or {}
+    group_of = {i: g for g, members in pb["groups"].items() for i in members}
+    coords = lim.get("coordinate_limits")
+    if not isinstance(coords, list) or len(coords) != len(group_of):
+        raise CheckFailure("limit.coordinate_limits", f"{len(group_of)} intervals", repr(coords))
+    for i, pair in enumerate(coords):
+        _contains(pair, pb["limits"][group_of[i]], f"limit.coordinate_limits[{i}]")
+    values = lim.get("hyperplane_values", [])
+    keys = sorted(pb["limits"])
+    if len(values) != len(keys):
+        raise CheckFailure("limit.hyperplane_values", f"{len(keys)} values", repr(values))
+    for pair, key in zip(values, keys):
+        _contains(pair, pb["limits"][key], f"limit.hyperplane_values ({key})")
 
 
 def _check_t6(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int, S: Any,

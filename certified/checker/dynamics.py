@@ -1,8 +1,8 @@
-"""The attention vector field for V = λI, re-implemented for the checker.
+"""The attention vector field, re-implemented for the checker.
 
-Rescaled variable z (``variable="z"``): ż_i = λ Σ_j P_ij (z_j − z_i) with
-P_ij = softmax_j(c(t)·z_iᵀBz_j), c(t) = e^{2λt}. Original variable x: ẋ_i = λ Σ_j P_ij x_j,
-c ≡ 1. Everything is written for numpy object arrays of :class:`~.balls.Ball` (or
+V = λI, rescaled variable z (``variable="z"``): ż_i = λ Σ_j P_ij (z_j − z_i) with
+P_ij = softmax_j(c(t)·z_iᵀBz_j), c(t) = e^{2λt}. Original variable x: ẋ_i = V Σ_j P_ij x_j,
+c ≡ 1, for V = λI or any rational matrix V (``V=``; only in x, where no e^{tV} enters). Everything is written for numpy object arrays of :class:`~.balls.Ball` (or
 :class:`~.balls.CBall` for complex boxes); every function is an interval extension
 (Lemma C2 of ``proofs_notes/checker.md``). Independent of :mod:`certified.field`.
 """
@@ -30,18 +30,26 @@ def _re_mid(x: object) -> float:
 
 
 class Field:
-    """F(y, t) for V = λI and a rational B.
+    """F(y, t) for V = λI (or a rational matrix V in x) and a rational B.
 
     Parameters
     ----------
-    lam : Fraction
+    lam : Fraction or None
+        λ when V = λI; None with ``V`` given.
     B : list of list of Fraction, d×d
     variable : {"z", "x"}
+    V : list of list of Fraction, optional
+        A general value matrix (variable "x" only).
     """
 
-    def __init__(self, lam: Fraction, B: list[list[Fraction]], n: int, variable: str) -> None:
+    def __init__(self, lam: Fraction | None, B: list[list[Fraction]], n: int, variable: str,
+                 V: list[list[Fraction]] | None = None) -> None:
+        if (lam is None) == (V is None) or (V is not None and variable != "x"):
+            raise ValueError("Field needs either λ, or a matrix V with variable 'x'")
         self.lam, self.n, self.d, self.variable = lam, n, len(B), variable
-        self.lamb = const(lam)
+        self.lamb = const(lam) if lam is not None else None
+        self.VT = None if V is None else np.array([[const(V[j][i]) for j in range(len(V))]
+                                                   for i in range(len(V))], dtype=object)
         self.B = np.array([[const(x) for x in row] for row in B], dtype=object)
         self.BT = self.B.T.copy()
 
@@ -95,7 +103,7 @@ class Field:
             drift = P[i].dot(Di)
             if self.variable == "x":
                 drift = drift + Z[i]
-            out[i] = drift * self.lamb
+            out[i] = drift * self.lamb if self.VT is None else drift.dot(self.VT)
         return out
 
     def jacobian(self, Z: np.ndarray, c: Ball) -> np.ndarray:
@@ -121,7 +129,8 @@ class Field:
                     blk = blk + diag
                     if self.variable == "z":
                         blk = blk - eye
-                J[i * d:(i + 1) * d, m * d:(m + 1) * d] = blk * self.lamb
+                J[i * d:(i + 1) * d, m * d:(m + 1) * d] = (
+                    blk * self.lamb if self.VT is None else self.VT.T.dot(blk))
         return J
 
     def jets(self, Z0: np.ndarray, t0: Fraction, order: int) -> list[np.ndarray]:
@@ -157,6 +166,9 @@ class Field:
 
         Bm = np.array([[x.m for x in row] for row in self.B], dtype=object)
         Br = np.array([[x.r for x in row] for row in self.B], dtype=object)
+        if self.VT is not None:
+            VTm = np.array([[x.m for x in row] for row in self.VT], dtype=object)
+            VTr = np.array([[x.r for x in row] for row in self.VT], dtype=object)
         csm = np.array([c.m for c in cs], dtype=object).reshape(K + 1, 1, 1)
         csr = np.array([c.r for c in cs], dtype=object).reshape(K + 1, 1, 1)
         # Row shifts l_i: a column of largest score (any choice is exact, it cancels).
@@ -217,8 +229,11 @@ class Field:
                         Zr[k::-1].reshape((k + 1) * n, d))
             if self.variable == "z":
                 Wm, Wr = Wm - Zm[k], Wr + Zr[k]
-            zm, zr = conv(Wm[None], Wr[None], np.full((1, 1, 1), lam.m, dtype=object),
-                          np.full((1, 1, 1), lam.r, dtype=object))
+            if lam is None:  # general V (x only): W Vᵀ
+                zm, zr = mm(Wm, Wr, VTm, VTr)
+            else:
+                zm, zr = conv(Wm[None], Wr[None], np.full((1, 1, 1), lam.m, dtype=object),
+                              np.full((1, 1, 1), lam.r, dtype=object))
             Zm[k + 1], Zr[k + 1] = zm // (k + 1), -((-zr) // (k + 1)) + 1
         out = []
         for k in range(K + 1):

@@ -61,6 +61,8 @@ def check(inst: Instance, theorem: str, v, in_given: bool = True) -> None:
 
 def limit_form(inst: Instance, theorem: str, tail) -> list[str]:
     """The geometric statement of the theorem, checked on the certified limit data."""
+    if hasattr(tail, "groups"):  # Lemma T7 (V ≠ λI): Theorem 4.2's coordinate
+        return projected_form(inst, tail)
     P = tail.attention_limit()
     n = inst.n
     out = []
@@ -83,6 +85,33 @@ def limit_form(inst: Instance, theorem: str, tail) -> list[str]:
                 if j != k and _lower_form(centers[k], B, centers[k], centers[j]) <= 0:
                     out.append(f"limit of leader {k} not proved exposed against {j}")
     return out
+
+
+def projected_form(inst: Instance, tail) -> list[str]:
+    """Theorem 4.2: at most two limit values of ψ(z_i), b > 0 for the tokens with
+    ψ(x_i(T)) > 0 and a < 0 for the others — recomputed from the stored ψ and boxes."""
+    out = []
+    members = sorted(tail.groups.get("+", []) + tail.groups.get("-", []))
+    if members != list(range(inst.n)):
+        out.append(f"groups {tail.groups} do not partition the tokens")
+    for sign, group in tail.groups.items():
+        if not group:
+            continue
+        lo, hi = tail.limits[sign]
+        if (sign == "+" and lo <= 0) or (sign == "-" and hi >= 0):
+            out.append(f"group {sign} has a limit interval [{lo}, {hi}] of the wrong sign")
+        for i in group:
+            w = [sum(c) for c in zip(*(_mul_iv(p, b) for p, b in zip(tail.psi, tail.boxes[i])))]
+            if (sign == "+" and w[0] <= 0) or (sign == "-" and w[1] >= 0):
+                out.append(f"token {i} is in group {sign} but ψ(x_i(T)) = {w}")
+    if len([g for g in tail.groups.values() if g]) > 2:
+        out.append("more than two limit values")
+    return out
+
+
+def _mul_iv(x, y):
+    ps = [x[0] * y[0], x[0] * y[1], x[1] * y[0], x[1] * y[1]]
+    return (min(ps), max(ps))
 
 
 def _lower_form(ck, B, a, b) -> Fraction:

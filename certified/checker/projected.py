@@ -1,0 +1,213 @@
+"""Re-checking Lemma T7 (Theorem 4.2's coordinate, V ≠ λI) from a certificate's data.
+
+Everything polynomial is recomputed in exact rational interval arithmetic (the isolating
+interval of λ₁, S, B, V and the boxes are rationals): the spectral projector
+Π = g(V)/p′(λ₁), ψ, φ, β, the norm bound ν, c₁, c₂, Y, Ω, D and the margin m. Square
+roots are bounded above with integer square roots, exponentials with :mod:`.balls`.
+Statement and proof: ``proofs_notes/tail.md``, Lemma T7; what is re-checked:
+``proofs_notes/checker.md``, Lemma C10.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import isqrt
+
+from .balls import const
+from .errors import CheckFailure
+from .lemmas import Iv, _add, _dot, _iv, _mul, _q
+
+__all__ = ["check_projected"]
+
+Mat = list[list[Iv]]
+
+
+def _pt(q: Fraction) -> Iv:
+    return q, q
+
+
+def _neg(a: Iv) -> Iv:
+    return -a[1], -a[0]
+
+
+def _recip(a: Iv, where: str) -> Iv:
+    if a[0] <= 0 <= a[1]:
+        raise CheckFailure(where, "an interval excluding 0", f"[{float(a[0])}, {float(a[1])}]")
+    return 1 / a[1], 1 / a[0]
+
+
+def _mm(A: Mat, B: Mat) -> Mat:
+    return [[_dot(row, [B[k][c] for k in range(len(B))]) for c in range(len(B[0]))]
+            for row in A]
+
+
+def _absu(a: Iv) -> Fraction:
+    return max(abs(a[0]), abs(a[1]))
+
+
+def _sqrt_up(q: Fraction) -> Fraction:
+    """An upper bound of √q (q ≥ 0), exact integers: ⌈√(⌈q·4^k⌉)⌉ / 2^k (k = 256, finer
+    than the producer's arithmetic, so a margin it rounded down is not undercut)."""
+    k = 256
+    x = -((-q.numerator * 4 ** k) // q.denominator)
+    r = isqrt(x)
+    if r * r < x:
+        r += 1
+    return Fraction(r, 2 ** k)
+
+
+def _inverse(S: list[list[Fraction]], where: str) -> list[list[Fraction]]:
+    """Exact inverse by Gauss–Jordan (raises if singular)."""
+    d = len(S)
+    A = [list(row) + [Fraction(int(i == j)) for j in range(d)] for i, row in enumerate(S)]
+    for c in range(d):
+        p = next((r for r in range(c, d) if A[r][c] != 0), None)
+        if p is None:
+            raise CheckFailure(where, "an invertible matrix", "a singular one")
+        A[c], A[p] = A[p], A[c]
+        piv = A[c][c]
+        A[c] = [x / piv for x in A[c]]
+        for r in range(d):
+            if r != c and A[r][c] != 0:
+                f = A[r][c]
+                A[r] = [x - f * y for x, y in zip(A[r], A[c])]
+    return [row[d:] for row in A]
+
+
+def _charpoly(V: list[list[Fraction]]) -> list[Fraction]:
+    """Coefficients a_0..a_d of det(xI − V) (Faddeev–LeVerrier, exact)."""
+    d = len(V)
+    coeffs = [Fraction(0)] * (d + 1)
+    coeffs[d] = Fraction(1)
+    M = [[Fraction(0)] * d for _ in range(d)]
+    for k in range(1, d + 1):
+        # M_k = V M_{k−1} + a_{d−k+1} I, a_{d−k} = −tr(V M_k)/k
+        M = [[sum((V[i][l] * M[l][j] for l in range(d)), Fraction(0))
+              + (coeffs[d - k + 1] if i == j else 0) for j in range(d)] for i in range(d)]
+        VM = [[sum((V[i][l] * M[l][j] for l in range(d)), Fraction(0)) for j in range(d)]
+              for i in range(d)]
+        coeffs[d - k] = -sum(VM[i][i] for i in range(d)) / k
+    return coeffs
+
+
+def _peval(a: list[Fraction], x: Fraction) -> Fraction:
+    out = Fraction(0)
+    for c in reversed(a):
+        out = out * x + c
+    return out
+
+
+def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]], n: int
+                    ) -> dict:
+    """Re-verify Lemma T7's hypotheses and conclusions from the stored data at T.
+
+    Returns the parsed lemma (T, boxes, groups, proved limit intervals).
+    """
+    d = len(V)
+    T = _q(lemma["T"], "tail_lemma.T")
+    lam = _iv(lemma["lambda1"], "tail_lemma.lambda1")
+    boxes = [[_iv(p, f"tail_lemma.boxes_at_T[{i}]") for p in row]
+             for i, row in enumerate(lemma["boxes_at_T"])]
+    if len(boxes) != n or any(len(r) != d for r in boxes):
+        raise CheckFailure("tail_lemma.boxes_at_T", f"{n}×{d} boxes", "another shape")
+    # Step 0: exactly one simple root of p in [lam_lo, lam_hi], λ₁ > 0.
+    a = _charpoly(V)
+    if not (0 < lam[0] < lam[1]) or _peval(a, lam[0]) * _peval(a, lam[1]) >= 0:
+        raise CheckFailure("tail_lemma.lambda1", "a positive interval on which det(xI − V) "
+                           "changes sign", str(lemma["lambda1"]))
+    dp = _pt(Fraction(0))
+    for k in range(d, 0, -1):
+        dp = _add(_mul(dp, lam), _pt(k * a[k]))
+    inv_dp = _recip(dp, "tail_lemma.lambda1 (p′ on the interval)")
+    b: list[Iv] = [_pt(Fraction(0))] * d
+    b[d - 1] = _pt(a[d])
+    for k in range(d - 1, 0, -1):
+        b[k - 1] = _add(_pt(a[k]), _mul(lam, b[k]))
+    Vi = [[_pt(x) for x in row] for row in V]
+
+    def eye(s: Iv) -> Mat:
+        return [[s if i == j else _pt(Fraction(0)) for j in range(d)] for i in range(d)]
+
+    G = eye(b[d - 1])
+    for k in range(d - 2, -1, -1):
+        GV = _mm(G, Vi)
+        G = [[_add(GV[i][j], b[k] if i == j else _pt(Fraction(0))) for j in range(d)]
+             for i in range(d)]
+    Pi = [[_mul(x, inv_dp) for x in row] for row in G]
+    r = int(lemma["psi_row"])
+    if not 0 <= r < d:
+        raise CheckFailure("tail_lemma.psi_row", f"an index in 0..{d - 1}", str(r))
+    psi = Pi[r]
+    inv_rr = _recip(Pi[r][r], "tail_lemma.psi_row (Π_rr)")
+    phi = [_mul(Pi[i][r], inv_rr) for i in range(d)]
+    Bi = [[_pt(x) for x in row] for row in B]
+    beta = _dot(phi, [_dot(Bi[i], phi) for i in range(d)])
+    if beta[0] <= 0:
+        raise CheckFailure("tail_lemma.beta_lower", "⟨Qφ₁, Kφ₁⟩ > 0", f"lower end {float(beta[0])}")
+    # The norm N(v) = |S⁻¹v|₂ and ν ≥ ‖S⁻¹WS‖₂, W = V(I − Π).
+    S = [[_q(x, "tail_lemma.norm_S") for x in row] for row in lemma["norm_S"]]
+    if len(S) != d or any(len(row) != d for row in S):
+        raise CheckFailure("tail_lemma.norm_S", f"a {d}×{d} matrix", "another shape")
+    Si = _inverse(S, "tail_lemma.norm_S")
+    IP = [[_add(_pt(Fraction(int(i == j))), _neg(Pi[i][j])) for j in range(d)] for i in range(d)]
+    W = _mm(Vi, IP)
+    M = _mm(_mm([[_pt(x) for x in row] for row in Si], W), [[_pt(x) for x in row] for row in S])
+    MtM = _mm([[M[j][i] for j in range(d)] for i in range(d)], M)
+    nu = _sqrt_up(max(sum((_absu(x) for x in row), Fraction(0)) for row in MtM))
+    if not nu < lam[0]:
+        raise CheckFailure("tail_lemma.nu", f"a bound < λ₁ ≥ {float(lam[0])}", f"{float(nu)}")
+    ST = [[_pt(S[j][i]) for j in range(d)] for i in range(d)]
+    BT = [[Bi[j][i] for j in range(d)] for i in range(d)]
+    v1 = [_dot(ST[i], [_dot(BT[k], phi) for k in range(d)]) for i in range(d)]
+    v2 = [_dot(ST[i], [_dot(Bi[k], phi) for k in range(d)]) for i in range(d)]
+    c1 = max(_sqrt_up(sum((_absu(x) ** 2 for x in v), Fraction(0))) for v in (v1, v2))
+    SBS = [[sum((S[p][i] * B[p][q] * S[q][j] for p in range(d) for q in range(d)), Fraction(0))
+            for j in range(d)] for i in range(d)]
+    c2 = _sqrt_up(sum((x * x for row in SBS for x in row), Fraction(0)))
+    Sii = [[_pt(x) for x in row] for row in Si]
+    Y = Fraction(0)
+    omega: list[Iv] = []
+    for x in boxes:
+        u = [_dot(Sii[i], [_dot(IP[k], x) for k in range(d)]) for i in range(d)]
+        Y = max(Y, _sqrt_up(sum((_absu(v) ** 2 for v in u), Fraction(0))))
+        omega.append(_dot(psi, x))
+    plus = [i for i in range(n) if omega[i][0] > 0]
+    minus = [i for i in range(n) if omega[i][1] < 0]
+    groups = lemma["groups"]
+    if sorted(groups.get("+", [])) != plus or sorted(groups.get("-", [])) != minus or \
+            len(plus) + len(minus) != n:
+        raise CheckFailure("tail_lemma.groups", f"'+': {plus}, '-': {minus} (every ψ(x_i(T)) "
+                           "provably non-zero)", repr(groups))
+    Omega = max(_absu(w) for w in omega)
+    D = max(w[1] for w in omega) - min(w[0] for w in omega)
+    delta0 = Fraction(0)
+    if plus and minus:
+        delta = _q(lemma["delta"], "tail_lemma.delta")
+        p = min(omega[i][0] for i in plus) - delta
+        q = -(max(omega[i][1] for i in minus) + delta)
+        if p <= 0 or q <= 0:
+            raise CheckFailure("tail_lemma.delta", "an inflation keeping both groups off 0",
+                               str(lemma["delta"]))
+        m = min(beta[0] * w * g - Y * c1 * (2 * w + g) - 2 * c2 * Y * Y
+                for w in (min(p, q), Omega) for g in (p + q, max(D, p + q)))
+        if m <= 0:
+            raise CheckFailure("tail_lemma.m", "a positive cross-group margin (H2)",
+                               f"{float(m)} recomputed")
+        leak = (-const(m)).exp() * const(Fraction(max(len(plus), len(minus))) * D / (2 * m))
+        delta0 = leak.hi_q()
+        if not delta0 < delta:
+            raise CheckFailure("tail_lemma.delta0", f"< δ = {float(delta)}", f"{float(delta0)}")
+        stored_m = _q(lemma["m"], "tail_lemma.m")
+        if stored_m > m:
+            raise CheckFailure("tail_lemma.m", f"<= {float(m)} (recomputed)", str(lemma["m"]))
+    decay = (-(const(T) * const(lam[0]))).exp()  # e^{−λ₁T} ≤ this, ≥ the one below
+    decay_lo = (-(const(T) * const(lam[1]))).exp()
+    e_lo, e_hi = decay_lo.lo_q(), decay.hi_q()
+    proved: dict[str, Iv] = {}
+    if plus:
+        lo, hi = min(omega[i][0] for i in plus) - delta0, max(omega[i][1] for i in plus)
+        proved["+"] = (e_lo * lo, e_hi * hi)  # lo > 0
+    if minus:
+        lo, hi = min(omega[i][0] for i in minus), max(omega[i][1] for i in minus) + delta0
+        proved["-"] = (e_hi * lo, e_lo * hi)  # hi < 0
+    return {"T": T, "boxes": boxes, "groups": {"+": plus, "-": minus}, "limits": proved}

@@ -1,0 +1,174 @@
+"""Lemma T7 (Theorem 4.2's coordinate for V ≠ λI): the spectral projector against exact
+oracles, certified limits against an independent run, and the checker's re-check with
+tampering."""
+
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction as F
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+
+from certified import Instance
+from certified.approx import approx_trajectory_float
+from certified.arith import get_backend
+from certified.certificate import to_certificate
+from certified.certify import certify, dominant_interval
+from certified.checker import check_certificate
+from certified.projected import projected_groups, spectral_projector
+
+from tests.test_checker import failing_field, redigest
+
+BK = get_backend("flint")
+# ψ = (1, 2/3) exactly for this V (row 0 of Π = (V − I/2)/(3/2)); non-normal V.
+FAST = Instance.create(V=[[2, 1], [0, F(1, 2)]], Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]],
+                       X0=[[5, F(-1, 2)], [F(5, 2), F(1, 2)], [-5, F(1, 2)], [-4, F(-1, 2)]])
+AUTHORS = [[F("0.64709742"), F("0.81911926")], [F("0.61210449"), F("0.63263484")]]
+
+
+def _contains(bk_value, exact) -> bool:
+    lo, hi = BK.bounds(bk_value)
+    return lo <= exact <= hi
+
+
+def test_projector_rational_eigenvalue_exact_oracle():
+    V = [[F(2), F(1)], [F(0), F(1, 2)]]
+    with BK.workprec(200):
+        P, why = spectral_projector(BK, V, (F(2) - F(1, 10**40), F(2) + F(1, 10**40)))
+    exact = [[F(1), F(2, 3)], [F(0), F(0)]]
+    assert why == ""
+    for i in range(2):
+        for j in range(2):
+            assert _contains(P[i, j], exact[i][j])
+            assert BK.rad(P[i, j]) < F(1, 10**35)
+
+
+def test_projector_irrational_eigenvalue_sympy_oracle():
+    """The authors' 2×2 V: λ₁ is a quadratic irrational; sympy's exact projector
+    (from the closed-form eigenvectors) evaluated at 60 digits must lie inside."""
+    V = AUTHORS
+    inst = Instance.create(V=V, Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]], X0=[[1, 0]])
+    box, why = dominant_interval(inst)
+    assert why == "" and box[1] - box[0] < F(1, 10**70)
+    with BK.workprec(300):
+        P, _ = spectral_projector(BK, V, box)
+    Vs = sympy.Matrix([[sympy.Rational(x.numerator, x.denominator) for x in r] for r in V])
+    lam = max(Vs.eigenvals(), key=lambda e: float(e))
+    r = (Vs - lam * sympy.eye(2)).nullspace()[0]
+    left = (Vs.T - lam * sympy.eye(2)).nullspace()[0]
+    Pi = r * left.T / (left.T * r)[0]
+    for i in range(2):
+        for j in range(2):
+            val = F(str(sympy.N(Pi[i, j], 60)))
+            lo, hi = BK.bounds(P[i, j])
+            assert lo - F(1, 10**55) <= val <= hi + F(1, 10**55)
+            assert hi - lo < F(1, 10**60)
+
+
+def test_projector_refuses_unproved_intervals():
+    V = [[F(2), F(1)], [F(0), F(1, 2)]]
+    with BK.workprec(100):
+        assert spectral_projector(BK, V, (F(3), F(4)))[0] is None  # no root: no sign change
+        # both roots 1/2 and 2 inside: p has the same sign at both ends
+        assert spectral_projector(BK, V, (F(1, 4), F(3)))[0] is None
+        # one root but p′ vanishes inside (at 5/4): simplicity not proved by this interval
+        P, why = spectral_projector(BK, V, (F(1), F(5, 2)))
+        assert P is None and "p′" in why
+
+
+def test_lemma_refuses_a_token_on_the_zero_hyperplane():
+    boxes = [[(F(3), F(3)), (F(0), F(0))], [(F(-1), F(-1)), (F(3, 2), F(3, 2))]]
+    # ψ = (1, 2/3): the second token has ψ(x) = 0 exactly
+    with BK.workprec(200):
+        pb, why = projected_groups(BK, FAST.V, FAST.B, dominant_interval(FAST)[0], F(0), boxes)
+    assert pb is None and "hyperplane 0" in why
+
+
+@pytest.fixture(scope="module")
+def fast_cert():
+    v = certify(FAST, "4.2", digits=15, max_seconds=60, refine_seconds=0)
+    return v, json.loads(json.dumps(to_certificate(v)))
+
+
+def test_certified_limits_contain_an_independent_run(fast_cert):
+    v, _ = fast_cert
+    assert v.verdict == "certified" and v.tail.groups == {"+": [0, 1], "-": [2, 3]}
+    # Independent: float64 RK4 in z to t = 7, where each group has merged to ~1e-6.
+    V = np.array([[2, 1], [0, 0.5]])
+    Z = approx_trajectory_float(V, np.eye(2), np.eye(2), [[5, -.5], [2.5, .5], [-5, .5],
+                                                          [-4, -.5]], 7, h=1e-3).tokens[-1]
+    w = Z @ np.array([1, 2 / 3])
+    for sign, group in v.tail.groups.items():
+        lo, hi = v.tail.limits[sign]
+        vals = [w[i] for i in group]
+        assert max(vals) - min(vals) < 1e-5  # the oracle has converged
+        assert float(lo) <= min(vals) - 1e-9 and max(vals) + 1e-9 <= float(hi)
+        # width: the group's spread at T (≈ 0 here) in ψ(z) plus the leakage δ₀, not more
+        w0 = [float(sum(F(c) * x for c, x in zip((1, F(2, 3)), FAST.X0[i]))) for i in group]
+        assert float(hi - lo) <= 1.01 * (max(w0) - min(w0) + float(v.tail.delta0)) + 1e-3
+    lim = v.limit
+    assert len(lim["hyperplane_values"]) == 2
+    assert lim["coordinate_limits"][0] == lim["coordinate_limits"][1]
+
+
+def test_checker_accepts_and_rejects_tampered_t7(fast_cert):
+    _, c = fast_cert
+    assert check_certificate(copy.deepcopy(c)).valid
+    cases = []
+    t = copy.deepcopy(c)  # a limit narrower than what the lemma proves
+    lo, hi = (F(x) for x in t["limit"]["coordinate_limits"][0])
+    t["limit"]["coordinate_limits"][0] = [str(hi - (hi - lo) / 100), str(hi)]
+    cases.append((t, "limit.coordinate_limits[0]"))
+    t = copy.deepcopy(c)  # tokens moved between groups
+    t["tail_lemma"]["groups"] = {"+": [0], "-": [1, 2, 3]}
+    cases.append((t, "tail_lemma.groups"))
+    t = copy.deepcopy(c)  # an interval that holds no eigenvalue
+    t["tail_lemma"]["lambda1"] = ["3", "4"]
+    cases.append((t, "tail_lemma.lambda1"))
+    t = copy.deepcopy(c)  # a larger margin than proved
+    t["tail_lemma"]["m"] = str(F(t["tail_lemma"]["m"]) * 2)
+    cases.append((t, "tail_lemma.m"))
+    t = copy.deepcopy(c)  # a token's box at T shrunk away from the replayed enclosure
+    lo, hi = (F(x) for x in t["tail_lemma"]["boxes_at_T"][1][0])
+    t["tail_lemma"]["boxes_at_T"][1][0] = [str(hi), str(hi)]
+    cases.append((t, "tail_lemma.boxes_at_T[1][0]"))
+    t = copy.deepcopy(c)
+    t["verdict"] = "refuted"
+    cases.append((t, "verdict"))
+    t = copy.deepcopy(c)  # a norm that does not make V|_G contract below λ₁
+    t["tail_lemma"]["norm_S"] = [["1", "0"], ["0", "1000"]]
+    cases.append((t, "tail_lemma.nu"))
+    for tampered, field in cases:
+        assert failing_field(redigest(tampered)) == field, field
+
+
+def test_tied_or_complex_dominant_eigenvalue_gets_no_t7():
+    # V = diag(1, −1): tied in modulus; V with a complex dominant pair: no φ₁*.
+    for V in ([[1, 0], [0, -1]], [[0, -1], [1, 0]]):
+        inst = Instance.create(V=V, Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]],
+                               X0=[[1, 0], [0, 1]])
+        v = certify(inst, "4.2", max_seconds=5)
+        assert v.verdict == "undecided" and v.trajectory is None
+        assert "not unique, real and positive" in v.reason
+
+
+def test_mpmath_backend_reaches_the_same_groups():
+    box = dominant_interval(FAST)[0]
+    boxes = [[(x, x) for x in row] for row in FAST.X0]
+    out = {}
+    for name in ("flint", "mpmath"):
+        bk = get_backend(name)
+        with bk.workprec(200):
+            pb, why = projected_groups(bk, FAST.V, FAST.B, box, F(0), boxes)
+        assert pb is not None, why
+        out[name] = pb
+    a, b = out["flint"], out["mpmath"]
+    assert a.groups == b.groups
+    for k in a.limits:  # the two enclosures of the same quantity overlap and are narrow
+        assert max(a.limits[k][0], b.limits[k][0]) <= min(a.limits[k][1], b.limits[k][1])
+    assert abs(a.m - b.m) < F(1, 10**20) * a.m
+    mpmath.mp.dps = 15
