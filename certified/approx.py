@@ -24,8 +24,9 @@ from .arith.base import Backend
 from .field import AttentionField
 from .instance import Instance
 
-__all__ = ["ApproxTrajectory", "approx_trajectory_mp", "approx_trajectory_float",
-           "softmax_rows", "expm_float", "rk4_float"]
+__all__ = ["ApproxJudgement", "ApproxTrajectory", "approx_theorem_4_2",
+           "approx_trajectory_mp", "approx_trajectory_float", "softmax_rows", "expm_float",
+           "rk4_float"]
 
 
 @dataclass
@@ -239,3 +240,86 @@ def approx_trajectory_float(V: Any, Q: Any, K: Any, X0: Any, t_final: float, *,
         out_z.append(Z if variable == "z" else Z @ expm_float(t * V).T)
         out_p.append(attention(Z, t))
     return ApproxTrajectory(out_t, out_z, out_p, variable, f"float64 RK4, h = {h} (approximate)")
+
+
+@dataclass(frozen=True)
+class ApproxJudgement:
+    """An *approximate* reading of a theorem's conclusion from a float64 run (no proof).
+
+    Attributes
+    ----------
+    judgement : {"holds", "breaks", "n/a"}
+    detail : str
+    method : str
+    """
+
+    judgement: str
+    detail: str
+    method: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"judgement": self.judgement, "detail": self.detail, "method": self.method}
+
+
+def approx_theorem_4_2(instance: Instance, *, t_end: float = 6.0, h: float = 1e-3,
+                       tol: float = 1e-4) -> ApproxJudgement:
+    """Theorem 4.2's conclusion read off a float64 RK4 run in z (approximate).
+
+    φ₁* is the left eigenvector of the eigenvalue of largest modulus (the one with the
+    largest real part among ties); for a complex pair the reading is convergence of the
+    coordinates in its real invariant plane to at most three points. The conclusion
+    reads as holding when every φ₁*(z_i) moved by less than ``tol`` (relative) between
+    t_end − 1 and t_end and the values at t_end form at most three groups (within
+    ``tol``), one of them at 0 when there are three; otherwise it breaks. Not a proof:
+    a slow drift or a late split is invisible at finite t_end.
+    """
+    method = f"float64 RK4 in z, h = {h}, φ₁*(z) at t = {t_end - 1:g} and {t_end:g} (approximate)"
+    V = np.array([[float(x) for x in row] for row in instance.V])
+    w, vl = np.linalg.eig(V.T)
+    mod = np.abs(w)
+    top = [k for k in range(len(w)) if mod[k] >= mod.max() * (1 - 1e-9)]
+    k = max(top, key=lambda j: w[j].real)
+    complex_pair = abs(w[k].imag) > 1e-9 * max(1.0, mod[k])
+    # A complex pair has no real φ₁*: read its real invariant plane (Re, Im of the left
+    # eigenvector) instead, and ask for convergence to at most three points there.
+    phi = np.stack([vl[:, k].real, vl[:, k].imag], axis=1) if complex_pair else \
+        vl[:, k].real.reshape(-1, 1)
+    Q = np.array([[float(x) for x in row] for row in instance.Q])
+    K = np.array([[float(x) for x in row] for row in instance.K])
+    X0 = np.array([[float(x) for x in row] for row in instance.X0])
+    with np.errstate(all="ignore"):
+        tr = approx_trajectory_float(V, Q, K, X0, t_end, times=[t_end - 1, t_end], h=h)
+        a, b = (Z @ phi for Z in tr.tokens)
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return ApproxJudgement("n/a", "float64 overflow", method)
+    scale = 1.0 + float(np.max(np.abs(b)))
+    if complex_pair:
+        moved = float(np.max(np.abs(b - a)))
+        if moved > tol * scale:
+            return ApproxJudgement("breaks", f"complex dominant pair {w[k]:.4g}: the tokens' "
+                                   f"coordinates in its plane still move by {moved:.3g}", method)
+        pts: list[np.ndarray] = []
+        for p in b:
+            if all(np.max(np.abs(p - q)) > tol * scale for q in pts):
+                pts.append(p)
+        return ApproxJudgement("holds" if len(pts) <= 3 else "breaks",
+                               f"complex dominant pair {w[k]:.4g}: {len(pts)} limit point(s) "
+                               "in its plane (read: at most three)", method)
+    b, a = b[:, 0], a[:, 0]
+    moved = float(np.max(np.abs(b - a)))
+    if moved > tol * scale:
+        return ApproxJudgement("breaks", f"φ₁*(z_i) still moves by {moved:.3g} over the last "
+                               f"time unit (λ₁ ≈ {w[k].real:.4g})", method)
+    vals = np.sort(b)
+    groups = [[vals[0]]]
+    for x in vals[1:]:
+        if x - groups[-1][-1] <= tol * scale:
+            groups[-1].append(x)
+        else:
+            groups.append([x])
+    centres = [float(np.mean(g)) for g in groups]
+    if len(centres) <= 2 or (len(centres) == 3 and abs(centres[1]) <= tol * scale):
+        return ApproxJudgement("holds", f"{len(centres)} limit value(s) {np.round(centres, 5).tolist()}",
+                               method)
+    return ApproxJudgement("breaks", f"{len(centres)} limit values "
+                           f"{np.round(centres, 5).tolist()}", method)

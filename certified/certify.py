@@ -22,7 +22,7 @@ from __future__ import annotations
 import time as _time
 from dataclasses import dataclass, field as dc_field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from .flow import Trajectory, enclose_trajectory
 from .geometry import excludes_origin, exposing_functional
 from .instance import Discrete, Instance
 from .numbers import bounds_to_json, decimal_ceil, fraction_to_str, to_fraction
-from .projected import ProjectedBound, norm_matrix_candidates, projected_groups
+from .projected import ProjectedBound, find_norm, projected_groups
 from .sets import LohnerSet
 from .tail import (Box, LeaderFollowerBound, NormBound, leader_follower, leader_map_from_scores,
                    norm_bound_contracting, round_box)
@@ -334,43 +334,64 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     return out
 
 
+class _LemmaSchedule:
+    """The ``until`` predicate of a certify run: try a tail lemma every ``check_every``
+    on the validated enclosure, remember the first and the latest success, and after the
+    first success keep integrating (for tighter limits) until ``good_enough`` holds or
+    the refinement budget — as long again as the first success took, plus 5 s, unless
+    ``refine_seconds`` is given — is spent."""
+
+    def __init__(self, try_lemma: Callable[[Fraction, np.ndarray, LohnerSet],
+                                           tuple[Any, str]],
+                 good_enough: Callable[[Any], bool], check_every: Fraction,
+                 first_check: Fraction, refine_seconds: float | None) -> None:
+        self.try_lemma, self.good_enough = try_lemma, good_enough
+        self.check_every, self.first_check = check_every, first_check
+        self.refine_seconds = refine_seconds
+        self.next, self.last_t = first_check, Fraction(-1)
+        self.start = _time.perf_counter()
+        self.refine_until: float | None = None
+        self.first: Any = None
+        self.last: Any = None
+        self.last_set: LohnerSet | None = None  # the set whose box the lemma used
+        self.why = ""
+
+    def __call__(self, t: Fraction, box: np.ndarray, S: LohnerSet) -> bool:
+        if t < self.last_t:  # the driver restarted at higher precision
+            self.next = self.first_check
+        self.last_t = t
+        if self.refine_until is not None and _time.perf_counter() >= self.refine_until:
+            return True  # refinement budget spent: report the last success
+        if t < self.next:
+            return False
+        while self.next <= t:
+            self.next += self.check_every
+        result, why = self.try_lemma(t, box, S)
+        self.why = f"at t = {t}: {why}" if why else ""
+        if result is None:
+            return False
+        if self.first is None:
+            self.first = result
+            now = _time.perf_counter()
+            extra = (now - self.start) + 5 if self.refine_seconds is None else self.refine_seconds
+            self.refine_until = now + extra
+        self.last, self.last_set = result, S
+        if _time.perf_counter() >= self.refine_until:
+            return True
+        return self.good_enough(result)
+
+
 def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax: Fraction,
                          digits: int, backend: str, max_seconds: float | None,
                          check_every: Fraction, max_bits: int | None, progress: bool,
                          refine_seconds: float | None = None) -> None:
     bk = get_backend(backend)
-    state: dict[str, Any] = {"next": check_every, "last_t": Fraction(-1), "why": "",
-                             "start": _time.perf_counter()}
     target = Fraction(1, 10 ** digits)
-
-    def until(t: Fraction, box: np.ndarray, S: LohnerSet) -> bool:
-        if t < state["last_t"]:  # the driver restarted at higher precision
-            state["next"] = check_every
-        state["last_t"] = t
-        if "first" in state and _time.perf_counter() >= state["refine_until"]:
-            return True  # refinement budget spent: report the last success
-        if t < state["next"]:
-            return False
-        while state["next"] <= t:
-            state["next"] += check_every
-        lf, why = try_leader_follower(bk, inst, lam, t, S, digits)
-        state["why"] = f"at t = {t}: {why}" if why else ""
-        if lf is None:
-            return False
-        if "first" not in state:
-            state["first"] = lf
-            # Refinement gets at most as long again as the first success took (+5 s).
-            now = _time.perf_counter()
-            extra = (now - state["start"]) + 5 if refine_seconds is None else refine_seconds
-            state["refine_until"] = now + extra
-        state["lf"] = lf
-        state["lf_set"] = S  # the set whose box the lemma used: the replay ends there
-        if _time.perf_counter() >= state["refine_until"]:
-            return True
-        # Keep integrating while the lemma's own bound δ₀ on the leaders' motion is wider
-        # than the target: every later success gives a tighter ball around the limits.
-        return lf.delta0 <= target
-
+    # Keep integrating while the lemma's own bound δ₀ on the leaders' motion is wider
+    # than the target: every later success gives a tighter ball around the limits.
+    until = _LemmaSchedule(lambda t, box, S: try_leader_follower(bk, inst, lam, t, S, digits),
+                           lambda lf: lf.delta0 <= target, check_every, check_every,
+                           refine_seconds)
     traj = enclose_trajectory(inst, tmax, digits=digits, backend=backend, until=until,
                               max_seconds=max_seconds, max_bits=max_bits, progress=progress,
                               times=[0])
@@ -378,16 +399,16 @@ def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax:
     out.attempts = list(getattr(traj, "attempts", []))
     # A success in a run that was later abandoned for more precision is still proved:
     # its boxes came from validated steps.
-    lf: LeaderFollowerBound | None = state.get("lf")
+    lf: LeaderFollowerBound | None = until.last
     if lf is None:
         out.verdict = "undecided"
         out.reason = (f"Lemma T4 could not be verified up to t = {traj.certified_until} "
                       f"(certified enclosures up to there; budget: t_max = {tmax}, "
-                      f"{max_seconds} s); last attempt {state['why'] or 'none'}")
+                      f"{max_seconds} s); last attempt {until.why or 'none'}")
         return
     out.tail = lf
-    out.lemma_set = state.get("lf_set")
-    first: LeaderFollowerBound = state["first"]
+    out.lemma_set = until.last_set
+    first: LeaderFollowerBound = until.first
     out.timescale = {"T_first": str(first.T), "T_first_float": float(first.T),
                      "delta0_at_first": decimal_ceil(first.delta0, 6),
                      "T_used": str(lf.T), "delta0_at_T_used": decimal_ceil(lf.delta0, 6),
@@ -428,62 +449,50 @@ def _run_projected(out: Verification, inst: Instance, tmax: Fraction, digits: in
     if lam_box is None:
         out.reason = why + "; no tail lemma applies"
         return
+    # What does not depend on the tokens is decided before integrating: the exact sign of
+    # ⟨Qφ₁, Kφ₁⟩ (Lemma H5) and a norm with ‖V|_G‖ < λ₁.
+    from .spectrum import Spectrum
+
+    sp = Spectrum(inst.V)
+    if sp.leading_eigenvector(sp.dominant.positive_real, inst.B).form_sign <= 0:
+        out.reason = ("⟨Qφ₁, Kφ₁⟩ ≤ 0 (exact sign): Lemma T7 needs it positive; no tail "
+                      "lemma applies")
+        return
     bk = get_backend(backend)
-    cands = norm_matrix_candidates(inst.V)
-    state: dict[str, Any] = {"next": Fraction(0), "last_t": Fraction(-1), "why": "",
-                             "start": _time.perf_counter()}
+    with bk.workprec(256):
+        S, why = find_norm(bk, inst.V, lam_box)
+    if S is None:
+        out.reason = why + "; no tail lemma applies"
+        return
+    cands = [S]
     keep = digits + GUARD_DIGITS
 
-    def attempt(t: Fraction, box: np.ndarray) -> bool:
+    def attempt(t: Fraction, box: np.ndarray, S: LohnerSet) -> tuple[Any, str]:
         boxes = [[checkable_box(bk, box[i, c], keep) for c in range(inst.d)]
                  for i in range(inst.n)]
         with bk.workprec(4 * keep):
-            pb, why = projected_groups(bk, inst.V, inst.B, lam_box, t, boxes, cands)
-        state["why"] = f"at t = {t}: {why}" if why else ""
-        if pb is None:
-            return False
-        if "first" not in state:
-            state["first"] = pb
-            now = _time.perf_counter()
-            extra = (now - state["start"]) + 5 if refine_seconds is None else refine_seconds
-            state["refine_until"] = now + extra
-        state["pb"] = pb
-        return True
+            return projected_groups(bk, inst.V, inst.B, lam_box, t, boxes, cands)
 
-    def until(t: Fraction, box: np.ndarray, S: LohnerSet) -> bool:
-        if t < state["last_t"]:
-            state["next"] = Fraction(0)
-        state["last_t"] = t
-        if "first" in state and _time.perf_counter() >= state["refine_until"]:
-            return True
-        if t < state["next"]:
-            return False
-        while state["next"] <= t:
-            state["next"] += check_every
-        if not attempt(t, box):
-            return False
-        state["pb_set"] = S
-        if _time.perf_counter() >= state["refine_until"]:
-            return True
-        # Refine while a group's limit interval is wider than the target.
-        pb: ProjectedBound = state["pb"]
-        return all(hi - lo <= Fraction(1, 10 ** digits) for lo, hi in pb.limits.values())
-
+    # Refine while a group's limit interval is wider than the target.
+    target = Fraction(1, 10 ** digits)
+    until = _LemmaSchedule(attempt, lambda pb: all(hi - lo <= target
+                                                   for lo, hi in pb.limits.values()),
+                           check_every, Fraction(0), refine_seconds)
     traj = enclose_trajectory(inst, tmax, digits=digits, backend=backend, variable="x",
                               coordinates="x", until=until, max_seconds=max_seconds,
                               max_bits=max_bits, progress=progress, times=[0])
     out.trajectory = traj
     out.attempts = list(getattr(traj, "attempts", []))
-    pb = state.get("pb")
+    pb: ProjectedBound | None = until.last
     if pb is None:
         out.verdict = "undecided"
         out.reason = (f"Lemma T7 could not be verified up to t = {traj.certified_until} "
                       f"(certified enclosures up to there; budget: t_max = {tmax}, "
-                      f"{max_seconds} s); last attempt {state['why'] or 'none'}")
+                      f"{max_seconds} s); last attempt {until.why or 'none'}")
         return
     out.tail = pb
-    out.lemma_set = state.get("pb_set")
-    first: ProjectedBound = state["first"]
+    out.lemma_set = until.last_set
+    first: ProjectedBound = until.first
     out.timescale = {"T_first": str(first.T), "T_first_float": float(first.T),
                      "T_used": str(pb.T),
                      "meaning": "T_first: first check time at which Lemma T7's hypotheses "

@@ -98,11 +98,16 @@ def _one(payload: tuple[int, dict[str, Any], str, float, int]) -> dict[str, Any]
     for src in (v.limit, v.evidence):
         if isinstance(src, dict) and "attention_rank" in src:
             rank = src["attention_rank"]
-    return {"index": index, "verdict": v.verdict, "reason": v.reason, "attention_rank": rank,
-            "seconds": round(time.perf_counter() - t0, 3),
-            "bits": getattr(traj, "bits", None),
-            "certified_until": str(getattr(traj, "certified_until", "")),
-            "instance": inst_json}
+    row = {"index": index, "verdict": v.verdict, "reason": v.reason, "attention_rank": rank,
+           "seconds": round(time.perf_counter() - t0, 3),
+           "bits": getattr(traj, "bits", None),
+           "certified_until": str(getattr(traj, "certified_until", "")),
+           "instance": inst_json}
+    if theorem == "4.2":  # an approximate reading beside the verdict, typed as such
+        from .approx import approx_theorem_4_2
+
+        row["approx"] = approx_theorem_4_2(inst).to_json()
+    return row
 
 
 def sweep(instances: list[Instance], theorem: str, out: str | Path, *, budget: float = 5.0,
@@ -185,4 +190,10 @@ def boundary_map(rows: list[dict[str, Any]]) -> dict[str, Any]:
             ranks[key] = ranks.get(key, 0) + 1
     if ranks:
         out["attention_rank_of_decided"] = dict(sorted(ranks.items()))
+    approx = [r["approx"]["judgement"] for r in rows if r.get("approx")]
+    if approx:
+        out["approximate_float64_reading"] = {
+            k: approx.count(k) for k in ("holds", "breaks", "n/a") if approx.count(k)}
+        out["approximate_note"] = ("not a proof: " + next(r["approx"]["method"] for r in rows
+                                                         if r.get("approx")))
     return out

@@ -28,8 +28,8 @@ from .exact import Matrix, charpoly
 from .numbers import bounds_to_json, fraction_to_str
 from .tail import round_box
 
-__all__ = ["ProjectedBound", "projected_groups", "norm_matrix_candidates",
-           "spectral_projector"]
+__all__ = ["ProjectedBound", "find_norm", "norm_bound", "norm_matrix_candidates",
+           "projected_groups", "spectral_projector"]
 
 Box = tuple[Fraction, Fraction]
 
@@ -208,6 +208,32 @@ def norm_matrix_candidates(V: Matrix) -> list[list[list[Fraction]]]:
     return out
 
 
+def norm_bound(bk: Backend, W: np.ndarray, S: Matrix) -> tuple[Fraction, list[list[Fraction]]] | None:
+    """ν ≥ ‖S⁻¹WS‖₂ (Gershgorin on MᵀM) and S⁻¹, or None if S is singular."""
+    d = len(S)
+    Si = _inverse(S)
+    if Si is None:
+        return None
+    M = bk.matmul(bk.matmul(bk.array(Si), W), bk.array(S))
+    MtM = bk.matmul(M.T, M)
+    gersh = max(sum((bk.abs_upper(MtM[r, c]) for c in range(d)), Fraction(0)) for r in range(d))
+    return _sqrt_upper(bk, bk.const(gersh)), Si
+
+
+def find_norm(bk: Backend, V: Matrix, lam_box: Box) -> tuple[Matrix | None, str]:
+    """The first candidate S with ν < λ₁ (checked), before any integration."""
+    P, why = spectral_projector(bk, V, lam_box)
+    if P is None:
+        return None, why
+    W = bk.matmul(bk.array(V), bk.identity(len(V)) - P)
+    for S in norm_matrix_candidates(V):
+        nb = norm_bound(bk, W, S)
+        if nb is not None and nb[0] < lam_box[0]:
+            return S, ""
+    return None, ("no norm found with ‖V|_G‖ < λ₁ (tried the eigenvector basis and the "
+                  "Euclidean norm)")
+
+
 def _inverse(S: list[list[Fraction]]) -> list[list[Fraction]] | None:
     from .exact import from_fmpq_mat, to_fmpq_mat
 
@@ -271,17 +297,11 @@ def projected_groups(bk: Backend, V: Matrix, B: Matrix, lam_box: Box, T: Fractio
                       "(the hyperplane 0 is not covered)")
     best: tuple[Any, ...] | None = None
     for S in (S_candidates if S_candidates is not None else norm_matrix_candidates(V)):
-        Si = _inverse(S)
-        if Si is None:
+        nb = norm_bound(bk, W, S)
+        if nb is None or nb[0] >= lam_lo:
             continue
+        nu, Si = nb
         Sm, Sim = bk.array(S), bk.array(Si)
-        M = bk.matmul(bk.matmul(Sim, W), Sm)
-        MtM = bk.matmul(M.T, M)
-        gersh = max(sum((bk.abs_upper(MtM[r, c]) for c in range(d)), Fraction(0))
-                    for r in range(d))
-        nu = _sqrt_upper(bk, bk.const(gersh))
-        if nu >= lam_lo:
-            continue
         v1 = np.dot(Sm.T, np.dot(Bm.T, phi))
         v2 = np.dot(Sm.T, np.dot(Bm, phi))
         c1 = max(_sqrt_upper(bk, np.sum(v * v)) for v in (v1, v2))

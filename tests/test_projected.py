@@ -172,3 +172,19 @@ def test_mpmath_backend_reaches_the_same_groups():
         assert max(a.limits[k][0], b.limits[k][0]) <= min(a.limits[k][1], b.limits[k][1])
     assert abs(a.m - b.m) < F(1, 10**20) * a.m
     mpmath.mp.dps = 15
+
+
+def test_approximate_reading_of_theorem_4_2_is_typed_and_discriminates():
+    """The float64 reading used beside explore's verdicts: holds where T7 certified,
+    breaks with a negative dominant eigenvalue and with a rotating complex pair."""
+    from certified.approx import approx_theorem_4_2
+
+    assert approx_theorem_4_2(FAST).judgement == "holds"
+    neg = Instance.create(V=[[-1, 0], [0, F(1, 2)]], Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]],
+                          X0=[[1, 1], [F(1, 2), -1], [-1, F(1, 2)]])
+    r = approx_theorem_4_2(neg)
+    assert r.judgement == "breaks" and "approximate" in r.method
+    rot = Instance.create(V=[[0, -1], [1, 0]], Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]],
+                          X0=[[1, 0], [0, 1]])
+    r = approx_theorem_4_2(rot)  # a pure rotation: the plane coordinates keep turning
+    assert r.judgement == "breaks" and "complex dominant pair" in r.detail
