@@ -322,7 +322,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     elif lam is not None and lam < 0 and _sym_pd(instance.B):
         _run_energy(out, instance, -lam, tmax, digits, backend, max_seconds, max_bits,
                     progress)
-    elif lam is None and thm == "4.2":
+    elif lam is None and thm in ("4.2", "5.2"):
         _run_projected(out, instance, tmax, digits, backend, max_seconds, check_every,
                        max_bits, progress, refine_seconds)
     else:
@@ -517,6 +517,20 @@ def _run_projected(out: Verification, inst: Instance, tmax: Fraction, digits: in
     out.verdict = "certified"
     out.reason = (f"Lemma T7 holds at T = {pb.T}: φ₁*(z_i) converges for every token, to "
                   f"{pb.values} value(s) (one per sign group), inside {{a, 0, b}}")
+    if out.theorem == "5.2":
+        # F = span φ₁ (λ₁ simple, ρ(V|_G) < λ₁ proved by ν < λ₁): the F-components ψ(z_i)φ
+        # converge to the ≤ 2 points aφ, bφ, the vertices of K = conv{aφ, bφ}, never 0.
+        out.limit = dict(out.limit, clusters=[
+            {"members": pb.groups[g],
+             "center": [bounds_to_json(lo, hi, digits) for lo, hi in pb.f_component(g)],
+             "is_hull_vertex": True, "is_zero": False}
+            for g in sorted(pb.limits)],
+            F="span(φ₁) = ker(V − λ₁I), dimension 1; G = the other generalized eigenspaces",
+            not_proved="the G-components (free in Theorem 5.2), the limit of P (no Boolean "
+                       "P* is proved), a rate inside a group")
+        out.reason = (f"Lemma T7 holds at T = {pb.T}: with F = span φ₁ (dimension 1) the "
+                      f"F-components converge to {pb.values} point(s) aφ, bφ, the vertices "
+                      "of K = conv{aφ, bφ}, none 0")
 
 
 def _run_energy(out: Verification, inst: Instance, mu: Fraction, tmax: Fraction, digits: int,

@@ -83,6 +83,17 @@ class ProjectedBound:
     omega_boxes: list[Box]
     boxes: list[list[Box]]
     psi: list[Box] = _field(default_factory=list)
+    phi: list[Box] = _field(default_factory=list)
+
+    def f_component(self, sign: str) -> list[Box]:
+        """Enclosure of the common limit of the F-component ψ(z)φ of group ``sign``
+        (F = span φ = ker(V − λ₁I); Theorem 5.2 with dim F = 1)."""
+        lo, hi = self.limits[sign]
+        out = []
+        for a, b in self.phi:
+            ps = (lo * a, lo * b, hi * a, hi * b)
+            out.append((min(ps), max(ps)))
+        return out
 
     @property
     def values(self) -> int:
@@ -368,4 +379,5 @@ def projected_groups(bk: Backend, V: Matrix, B: Matrix, lam_box: Box, T: Fractio
         limits["-"] = bk.bounds(decay * bk.interval(m_minus, M_minus + delta0))
     return ProjectedBound(T, lam_box, row, [list(r) for r in S], nu, c1, c2, Y, Omega, D,
                           beta_lo, {"+": plus, "-": minus}, m, delta, delta0, limits, om,
-                          [list(r) for r in boxes], [bk.bounds(v) for v in psi]), ""
+                          [list(r) for r in boxes], [bk.bounds(v) for v in psi],
+                          [bk.bounds(v) for v in phi]), ""

@@ -188,3 +188,23 @@ def test_approximate_reading_of_theorem_4_2_is_typed_and_discriminates():
                           X0=[[1, 0], [0, 1]])
     r = approx_theorem_4_2(rot)  # a pure rotation: the plane coordinates keep turning
     assert r.judgement == "breaks" and "complex dominant pair" in r.detail
+
+
+def test_theorem_5_2_with_one_dimensional_F_is_certified_and_checked():
+    """λ₁ simple: F = span φ₁ and T7 proves 5.2's conclusion (F-components → the two
+    endpoints of K = conv{aφ, bφ}); the checker re-derives each centre from φ."""
+    v = certify(FAST, "5.2", digits=15, max_seconds=60, refine_seconds=0)
+    assert v.verdict == "certified"
+    c = json.loads(json.dumps(to_certificate(v)))
+    clusters = c["limit"]["clusters"]
+    assert [cl["members"] for cl in clusters] == [[0, 1], [2, 3]]
+    # φ = e₁ for this V: the F-component is (ψ(z), 0); the oracle's limits 4.6667, −4.6665
+    assert F(clusters[0]["center"][0][0]) <= F("4.6666") <= F(clusters[0]["center"][0][1])
+    assert F(clusters[1]["center"][0][0]) <= F("-4.6664") <= F(clusters[1]["center"][0][1])
+    assert check_certificate(copy.deepcopy(c)).valid
+    t = copy.deepcopy(c)
+    t["limit"]["clusters"][1]["center"][0] = ["-4.5", "-4.4"]
+    assert failing_field(redigest(t)) == "limit.clusters[1].center[0]"
+    t = copy.deepcopy(c)
+    t["limit"]["clusters"][0]["is_zero"] = True
+    assert failing_field(redigest(t)) == "limit.clusters[0].is_zero"

@@ -213,9 +213,9 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
 def _check_t7_verdict(obj: dict, pb: dict) -> None:
     """Lemma T7 proves Theorem 4.2's conclusion; each stored limit interval must contain
     the one the checker proved for the token's group (Lemma C10)."""
-    if obj["theorem"] != "4.2" or obj["verdict"] != "certified":
-        raise CheckFailure("verdict", "'certified' for Theorem 4.2 (what Lemma T7 proves)",
-                           f"{obj['verdict']!r} for Theorem {obj['theorem']}")
+    if obj["theorem"] not in ("4.2", "5.2") or obj["verdict"] != "certified":
+        raise CheckFailure("verdict", "'certified' for Theorem 4.2 or 5.2 (what Lemma T7 "
+                           "proves)", f"{obj['verdict']!r} for Theorem {obj['theorem']}")
     lim = obj.get("limit") or {}
     group_of = {i: g for g, members in pb["groups"].items() for i in members}
     coords = lim.get("coordinate_limits")
@@ -229,6 +229,27 @@ def _check_t7_verdict(obj: dict, pb: dict) -> None:
         raise CheckFailure("limit.hyperplane_values", f"{len(keys)} values", repr(values))
     for pair, key in zip(values, keys):
         _contains(pair, pb["limits"][key], f"limit.hyperplane_values ({key})")
+    if obj["theorem"] == "5.2" or "clusters" in lim:
+        # F = span φ (dimension 1): each cluster's centre must contain limit × φ, and the
+        # ≤ 2 points of a segment are its vertices, neither 0 (the limits exclude 0).
+        clusters = lim.get("clusters")
+        if not isinstance(clusters, list) or len(clusters) != len(keys):
+            raise CheckFailure("limit.clusters", f"{len(keys)} clusters", repr(clusters))
+        for idx, (cl, key) in enumerate(zip(clusters, keys)):
+            where = f"limit.clusters[{idx}]"
+            if sorted(cl.get("members", [])) != pb["groups"][key]:
+                raise CheckFailure(f"{where}.members", str(pb["groups"][key]),
+                                   repr(cl.get("members")))
+            lo, hi = pb["limits"][key]
+            for c, (a, b) in enumerate(pb["phi"]):
+                ps = (lo * a, lo * b, hi * a, hi * b)
+                _contains(cl["center"][c], (min(ps), max(ps)), f"{where}.center[{c}]")
+            if cl.get("is_hull_vertex") not in (True, "undecided"):
+                raise CheckFailure(f"{where}.is_hull_vertex", "true or 'undecided'",
+                                   repr(cl.get("is_hull_vertex")))
+            if cl.get("is_zero") not in (False, "undecided"):
+                raise CheckFailure(f"{where}.is_zero", "false or 'undecided'",
+                                   repr(cl.get("is_zero")))
 
 
 def _check_t6(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int, S: Any,

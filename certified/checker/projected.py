@@ -210,4 +210,5 @@ def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]
     if minus:
         lo, hi = min(omega[i][0] for i in minus), max(omega[i][1] for i in minus) + delta0
         proved["-"] = (e_hi * lo, e_lo * hi)  # hi < 0
-    return {"T": T, "boxes": boxes, "groups": {"+": plus, "-": minus}, "limits": proved}
+    return {"T": T, "boxes": boxes, "groups": {"+": plus, "-": minus}, "limits": proved,
+            "phi": phi}
