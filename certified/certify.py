@@ -381,6 +381,25 @@ class _LemmaSchedule:
         return self.good_enough(result)
 
 
+def _record(out: Verification, traj: Trajectory, until: _LemmaSchedule, lemma: str,
+            tmax: Fraction, max_seconds: float | None) -> bool:
+    """Store the run and the latest lemma success in ``out``; False (verdict undecided,
+    with the reason) if the lemma never held."""
+    out.trajectory = traj
+    out.attempts = list(getattr(traj, "attempts", []))
+    # A success in a run that was later abandoned for more precision is still proved:
+    # its boxes came from validated steps.
+    if until.last is None:
+        out.verdict = "undecided"
+        out.reason = (f"Lemma {lemma} could not be verified up to t = {traj.certified_until} "
+                      f"(certified enclosures up to there; budget: t_max = {tmax}, "
+                      f"{max_seconds} s); last attempt {until.why or 'none'}")
+        return False
+    out.tail = until.last
+    out.lemma_set = until.last_set
+    return True
+
+
 def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax: Fraction,
                          digits: int, backend: str, max_seconds: float | None,
                          check_every: Fraction, max_bits: int | None, progress: bool,
@@ -395,19 +414,9 @@ def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax:
     traj = enclose_trajectory(inst, tmax, digits=digits, backend=backend, until=until,
                               max_seconds=max_seconds, max_bits=max_bits, progress=progress,
                               times=[0])
-    out.trajectory = traj
-    out.attempts = list(getattr(traj, "attempts", []))
-    # A success in a run that was later abandoned for more precision is still proved:
-    # its boxes came from validated steps.
-    lf: LeaderFollowerBound | None = until.last
-    if lf is None:
-        out.verdict = "undecided"
-        out.reason = (f"Lemma T4 could not be verified up to t = {traj.certified_until} "
-                      f"(certified enclosures up to there; budget: t_max = {tmax}, "
-                      f"{max_seconds} s); last attempt {until.why or 'none'}")
+    if not _record(out, traj, until, "T4", tmax, max_seconds):
         return
-    out.tail = lf
-    out.lemma_set = until.last_set
+    lf: LeaderFollowerBound = until.last
     first: LeaderFollowerBound = until.first
     out.timescale = {"T_first": str(first.T), "T_first_float": float(first.T),
                      "delta0_at_first": decimal_ceil(first.delta0, 6),
@@ -481,17 +490,9 @@ def _run_projected(out: Verification, inst: Instance, tmax: Fraction, digits: in
     traj = enclose_trajectory(inst, tmax, digits=digits, backend=backend, variable="x",
                               coordinates="x", until=until, max_seconds=max_seconds,
                               max_bits=max_bits, progress=progress, times=[0])
-    out.trajectory = traj
-    out.attempts = list(getattr(traj, "attempts", []))
-    pb: ProjectedBound | None = until.last
-    if pb is None:
-        out.verdict = "undecided"
-        out.reason = (f"Lemma T7 could not be verified up to t = {traj.certified_until} "
-                      f"(certified enclosures up to there; budget: t_max = {tmax}, "
-                      f"{max_seconds} s); last attempt {until.why or 'none'}")
+    if not _record(out, traj, until, "T7", tmax, max_seconds):
         return
-    out.tail = pb
-    out.lemma_set = until.last_set
+    pb: ProjectedBound = until.last
     first: ProjectedBound = until.first
     out.timescale = {"T_first": str(first.T), "T_first_float": float(first.T),
                      "T_used": str(pb.T),

@@ -14,7 +14,8 @@ from certified.cli import main
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 THEOREM_OF = {"thm2_1_one_dimensional.json": "2.1", "thm3_1_identity.json": "3.1",
               "thm4_2_good_triple.json": "4.2", "thm4_2_complex_subdominant.json": "4.2",
-              "thm5_2_paranormal.json": "5.2", "thm8_5_contracting.json": "8.5"}
+              "thm5_2_paranormal.json": "5.2", "thm8_5_contracting.json": "8.5",
+              "thm4_2_authors_2x2.json": "4.2", "thm5_2_one_dimensional_F.json": "5.2"}
 
 
 def run(capsys, *args):
