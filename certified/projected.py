@@ -371,12 +371,14 @@ def projected_groups(bk: Backend, V: Matrix, B: Matrix, lam_box: Box, T: Fractio
         if not delta0 < delta:
             return None, "the bootstrap δ₀ < δ does not close: margin too small"
     # Limits of ψ(z) = e^{−λ₁T} ψ(x) over each group, from the group's range at T.
-    decay = bk.exp(-bk.interval(*lam_box) * bk.const(T))
+    # End by end in exact rationals: a wide ball's radius carries ~30 bits in Arb, so a
+    # ball product could put the lower end of a tiny positive limit below 0.
+    e_lo, e_hi = bk.bounds(bk.exp(-bk.interval(*lam_box) * bk.const(T)))
     limits: dict[str, Box] = {}
-    if plus:
-        limits["+"] = bk.bounds(decay * bk.interval(m_plus - delta0, M_plus))
-    if minus:
-        limits["-"] = bk.bounds(decay * bk.interval(m_minus, M_minus + delta0))
+    if plus:  # 0 < m⁺ − δ₀ ≤ M⁺
+        limits["+"] = (e_lo * (m_plus - delta0), e_hi * M_plus)
+    if minus:  # m⁻ ≤ M⁻ + δ₀ < 0
+        limits["-"] = (e_hi * m_minus, e_lo * (M_minus + delta0))
     return ProjectedBound(T, lam_box, row, [list(r) for r in S], nu, c1, c2, Y, Omega, D,
                           beta_lo, {"+": plus, "-": minus}, m, delta, delta0, limits, om,
                           [list(r) for r in boxes], [bk.bounds(v) for v in psi],

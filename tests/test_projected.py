@@ -208,3 +208,16 @@ def test_theorem_5_2_with_one_dimensional_F_is_certified_and_checked():
     t = copy.deepcopy(c)
     t["limit"]["clusters"][0]["is_zero"] = True
     assert failing_field(redigest(t)) == "limit.clusters[0].is_zero"
+
+
+def test_tiny_positive_group_keeps_a_positive_limit_interval():
+    """Found by the property suite: a token starting on {ψ = 0} is at ψ ≈ 9e-10 after one
+    step; the group's limit interval must stay > 0 (Arb's 30-bit radii put a ball product's
+    lower end at −3e-9 before the ends were computed separately)."""
+    inst = Instance.create(V=[[1, 0], [0, 0]], Q=[[1, 0], [0, 2]], K=[[1, 0], [0, 2]],
+                           X0=[[0, 2], [1, 0]])
+    v = certify(inst, "4.2", digits=20, t_max=6, max_seconds=30, refine_seconds=0)
+    assert v.verdict == "certified" and v.tail.groups == {"+": [0, 1], "-": []}
+    lo, hi = v.tail.limits["+"]
+    assert 0 < lo < F(1, 10**8) and hi < 1
+    assert check_certificate(json.loads(json.dumps(to_certificate(v)))).valid
