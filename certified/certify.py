@@ -429,14 +429,16 @@ def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax:
                                                                  digits)
 
 
-def dominant_interval(inst: Instance, bits: int = 256) -> tuple[Box | None, str]:
+def dominant_interval(inst: Instance, bits: int = 256, spectrum: Any = None
+                      ) -> tuple[Box | None, str]:
     """An isolating rational interval of the unique dominant eigenvalue of V, when it
-    is real, simple and positive (decided exactly by :class:`~certified.spectrum.Spectrum`).
+    is real, simple and positive (decided exactly by :class:`~certified.spectrum.Spectrum`;
+    pass ``spectrum`` to reuse one already built for V).
     """
     from .balls import arb_bounds
     from .spectrum import Spectrum
 
-    sp = Spectrum(inst.V)
+    sp = spectrum if spectrum is not None else Spectrum(inst.V)
     ev = sp.dominant.positive_real
     if ev is None:
         return None, ("the eigenvalue of largest modulus is not unique, real and positive: "
@@ -454,15 +456,15 @@ def _run_projected(out: Verification, inst: Instance, tmax: Fraction, digits: in
                    backend: str, max_seconds: float | None, check_every: Fraction,
                    max_bits: int | None, progress: bool, refine_seconds: float | None) -> None:
     """Theorem 4.2 for V ≠ λI: integrate in x and try Lemma T7 every ``check_every``."""
-    lam_box, why = dominant_interval(inst)
+    from .spectrum import Spectrum
+
+    sp = Spectrum(inst.V)
+    lam_box, why = dominant_interval(inst, spectrum=sp)
     if lam_box is None:
         out.reason = why + "; no tail lemma applies"
         return
     # What does not depend on the tokens is decided before integrating: the exact sign of
     # ⟨Qφ₁, Kφ₁⟩ (Lemma H5) and a norm with ‖V|_G‖ < λ₁.
-    from .spectrum import Spectrum
-
-    sp = Spectrum(inst.V)
     if sp.leading_eigenvector(sp.dominant.positive_real, inst.B).form_sign <= 0:
         out.reason = ("⟨Qφ₁, Kφ₁⟩ ≤ 0 (exact sign): Lemma T7 needs it positive; no tail "
                       "lemma applies")

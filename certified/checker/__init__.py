@@ -26,7 +26,8 @@ from .audits import check_stationary, check_symmetric, judge_claims, rank
 from .balls import BallError, const, set_scale
 from .dynamics import Field
 from .errors import CheckFailure, Malformed
-from .lemmas import _contains, check_enclosure_at_T, check_leader_follower, check_t4_verdict
+from .lemmas import (_contains, check_centre_flags, check_enclosure_at_T,
+                     check_leader_follower, check_t4_verdict)
 from .projected import check_projected
 from .replay import replay_steps
 
@@ -211,8 +212,8 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
 
 
 def _check_t7_verdict(obj: dict, pb: dict) -> None:
-    """Lemma T7 proves Theorem 4.2's conclusion; each stored limit interval must contain
-    the one the checker proved for the token's group (Lemma C10)."""
+    """Lemma T7 proves Theorem 4.2's conclusion (and 5.2's when dim F = 1); each stored
+    limit interval must contain the one the checker proved for the token's group (C10)."""
     if obj["theorem"] not in ("4.2", "5.2") or obj["verdict"] != "certified":
         raise CheckFailure("verdict", "'certified' for Theorem 4.2 or 5.2 (what Lemma T7 "
                            "proves)", f"{obj['verdict']!r} for Theorem {obj['theorem']}")
@@ -244,12 +245,7 @@ def _check_t7_verdict(obj: dict, pb: dict) -> None:
             for c, (a, b) in enumerate(pb["phi"]):
                 ps = (lo * a, lo * b, hi * a, hi * b)
                 _contains(cl["center"][c], (min(ps), max(ps)), f"{where}.center[{c}]")
-            if cl.get("is_hull_vertex") not in (True, "undecided"):
-                raise CheckFailure(f"{where}.is_hull_vertex", "true or 'undecided'",
-                                   repr(cl.get("is_hull_vertex")))
-            if cl.get("is_zero") not in (False, "undecided"):
-                raise CheckFailure(f"{where}.is_zero", "false or 'undecided'",
-                                   repr(cl.get("is_zero")))
+            check_centre_flags(cl, where)
 
 
 def _check_t6(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int, S: Any,

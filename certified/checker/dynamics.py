@@ -2,7 +2,8 @@
 
 V = λI, rescaled variable z (``variable="z"``): ż_i = λ Σ_j P_ij (z_j − z_i) with
 P_ij = softmax_j(c(t)·z_iᵀBz_j), c(t) = e^{2λt}. Original variable x: ẋ_i = V Σ_j P_ij x_j,
-c ≡ 1, for V = λI or any rational matrix V (``V=``; only in x, where no e^{tV} enters). Everything is written for numpy object arrays of :class:`~.balls.Ball` (or
+c ≡ 1, for V = λI or any rational matrix V (``V=``; only in x, where no e^{tV} enters).
+Everything is written for numpy object arrays of :class:`~.balls.Ball` (or
 :class:`~.balls.CBall` for complex boxes); every function is an interval extension
 (Lemma C2 of ``proofs_notes/checker.md``). Independent of :mod:`certified.field`.
 """

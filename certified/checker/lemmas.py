@@ -230,6 +230,17 @@ def _contains(outer: list, inner: Iv, where: str) -> None:
                            f"{float(inner[1])!r}] (box at T ± δ₀)", f"[{outer[0]}, {outer[1]}]")
 
 
+def check_centre_flags(cl: dict, where: str) -> None:
+    """A cluster may claim only what a lemma can prove: `is_hull_vertex` true or
+    "undecided", `is_zero` false or "undecided" (nothing proves a zero centre or a
+    non-vertex)."""
+    if cl.get("is_hull_vertex") not in (True, "undecided"):
+        raise CheckFailure(f"{where}.is_hull_vertex", "true or 'undecided'",
+                           repr(cl.get("is_hull_vertex")))
+    if cl.get("is_zero") not in (False, "undecided"):
+        raise CheckFailure(f"{where}.is_zero", "false or 'undecided'", repr(cl.get("is_zero")))
+
+
 def _check_clusters(clusters: list, lf: dict, B: list[list[Fraction]], where: str) -> None:
     leader, boxes, d0 = lf["leader"], lf["boxes"], lf["delta0"]
     leaders = sorted(set(leader))
@@ -248,12 +259,7 @@ def _check_clusters(clusters: list, lf: dict, B: list[list[Fraction]], where: st
     for idx, cl in enumerate(clusters):
         # Only `true` (with a witness) or "undecided" for hull vertices, and only `false` or
         # "undecided" for zero centres, are provable from Lemma T4 and G1.
-        if cl.get("is_hull_vertex") not in (True, "undecided"):
-            raise CheckFailure(f"{where}[{idx}].is_hull_vertex", "true or 'undecided'",
-                               repr(cl.get("is_hull_vertex")))
-        if cl.get("is_zero") not in (False, "undecided"):
-            raise CheckFailure(f"{where}[{idx}].is_zero", "false or 'undecided'",
-                               repr(cl.get("is_zero")))
+        check_centre_flags(cl, f"{where}[{idx}]")
         if cl.get("is_hull_vertex") is True and len(clusters) >= 2:
             a = cl.get("exposing_functional")
             if a is None:

@@ -79,11 +79,11 @@ def _charpoly(V: list[list[Fraction]]) -> list[Fraction]:
     d = len(V)
     coeffs = [Fraction(0)] * (d + 1)
     coeffs[d] = Fraction(1)
-    M = [[Fraction(0)] * d for _ in range(d)]
+    VM = [[Fraction(0)] * d for _ in range(d)]  # V M_0 with M_0 = 0
     for k in range(1, d + 1):
         # M_k = V M_{k−1} + a_{d−k+1} I, a_{d−k} = −tr(V M_k)/k
-        M = [[sum((V[i][l] * M[l][j] for l in range(d)), Fraction(0))
-              + (coeffs[d - k + 1] if i == j else 0) for j in range(d)] for i in range(d)]
+        M = [[VM[i][j] + (coeffs[d - k + 1] if i == j else 0) for j in range(d)]
+             for i in range(d)]
         VM = [[sum((V[i][l] * M[l][j] for l in range(d)), Fraction(0)) for j in range(d)]
               for i in range(d)]
         coeffs[d - k] = -sum(VM[i][i] for i in range(d)) / k
