@@ -36,7 +36,7 @@ from .instance import Discrete, Instance
 from .numbers import bounds_to_json, decimal_ceil, fraction_to_str, to_fraction
 from .projected import ProjectedBound, find_norm, projected_groups
 from .sets import LohnerSet
-from .tail import (Box, LeaderFollowerBound, NormBound, leader_follower, leader_map_from_scores,
+from .tail import (Box, LeaderFollowerBound, NormBound, leader_follower, leader_map_from_points,
                    norm_bound_contracting, round_box)
 
 __all__ = ["THEOREMS", "Verification", "certify"]
@@ -127,15 +127,9 @@ def try_leader_follower(bk: Backend, inst: Instance, lam: Fraction, t: Fraction,
     scores, boxes and *direct* difference enclosures from S, rounded outward to
     ``digits + GUARD_DIGITS`` significant digits before the check."""
     n, d = inst.n, inst.d
-    Zc = bk.float_array(S.c).reshape(n, d)
-    Bf = np.array([[float(x) for x in row] for row in inst.B])
-    with np.errstate(all="ignore"):
-        scores = Zc @ Bf @ Zc.T
-    if not np.all(np.isfinite(scores)):
-        return None, "scores not finite in floating point"
-    leader = leader_map_from_scores(scores)
+    leader, why = leader_map_from_points(bk.float_array(S.c).reshape(n, d), inst.B)
     if leader is None:
-        return None, "the argmax structure of P is not final (a token follows a follower)"
+        return None, why
     keep = digits + GUARD_DIGITS
     box = S.box(bk).reshape(n, d)
     boxes = [[checkable_box(bk, box[i, c], keep) for c in range(d)] for i in range(n)]
@@ -323,13 +317,23 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
         _run_energy(out, instance, -lam, tmax, digits, backend, max_seconds, max_bits,
                     progress)
     elif lam is None and thm in ("4.2", "5.2"):
-        _run_projected(out, instance, tmax, digits, backend, max_seconds, check_every,
-                       max_bits, progress, refine_seconds)
+        from .paranormal import paranormal_split
+
+        split, why8 = paranormal_split(instance.V, instance.B) if thm == "5.2" else (None, "")
+        if split is not None:
+            _run_paranormal(out, instance, split, tmax, digits, backend, max_seconds,
+                            check_every, max_bits, progress, refine_seconds)
+        else:
+            _run_projected(out, instance, tmax, digits, backend, max_seconds, check_every,
+                           max_bits, progress, refine_seconds)
+            if thm == "5.2" and out.verdict == "undecided":
+                out.reason = f"Lemma T8 does not apply ({why8}); Lemma T7: {out.reason}"
     else:
         out.reason = ("no tail lemma is implemented for this V and B (implemented: "
                       "V = λI with λ > 0, any B; V = −μI with B symmetric positive "
-                      "definite; Theorem 4.2's coordinate for a simple dominant λ₁ > 0); "
-                      "the conclusion about t → ∞ is not proved")
+                      "definite; Theorem 4.2's coordinate for a simple dominant λ₁ > 0; "
+                      "Theorem 5.2 for a paranormal V); the conclusion about t → ∞ is not "
+                      "proved")
     out.wall_seconds = _time.perf_counter() - t0
     return out
 
@@ -534,6 +538,71 @@ def _run_projected(out: Verification, inst: Instance, tmax: Fraction, digits: in
         out.reason = (f"Lemma T7 holds at T = {pb.T}: with F = span φ₁ (dimension 1) the "
                       f"F-components converge to {pb.values} point(s) aφ, bφ, the vertices "
                       "of K = conv{aφ, bφ}, none 0")
+
+
+def _run_paranormal(out: Verification, inst: Instance, split: Any, tmax: Fraction,
+                    digits: int, backend: str, max_seconds: float | None,
+                    check_every: Fraction, max_bits: int | None, progress: bool,
+                    refine_seconds: float | None) -> None:
+    """Theorem 5.2 with dim F ≥ 2: integrate in x and try Lemma T8 every ``check_every``."""
+    from .paranormal import ParanormalBound, try_paranormal
+
+    bk = get_backend(backend)
+    target = Fraction(1, 10 ** digits)
+
+    def attempt(t: Fraction, box: np.ndarray, S: LohnerSet) -> tuple[Any, str]:
+        with bk.workprec(4 * (digits + GUARD_DIGITS)):
+            return try_paranormal(bk, split, inst.n, t, S, digits)
+
+    until = _LemmaSchedule(attempt, lambda pb: pb.lf.delta0 <= target, check_every,
+                           check_every, refine_seconds)
+    traj = enclose_trajectory(inst, tmax, digits=digits, backend=backend, variable="x",
+                              coordinates="x", until=until, max_seconds=max_seconds,
+                              max_bits=max_bits, progress=progress, times=[0])
+    if not _record(out, traj, until, "T8", tmax, max_seconds):
+        return
+    pb: ParanormalBound = until.last
+    first: ParanormalBound = until.first
+    lf = pb.lf
+    out.timescale = {"T_first": str(first.T), "T_first_float": float(first.T),
+                     "T_used": str(pb.T), "delta0_at_T_used": decimal_ceil(lf.delta0, 6),
+                     "meaning": "T_first: first check time at which Lemma T8's hypotheses "
+                                "held (checks every " + str(check_every) + "); T_used: the "
+                                "time of the lemma reported"}
+    clusters = []
+    cl = lf.clusters
+    for idx, (k, members) in enumerate(cl):
+        box = lf.centers[idx]
+        item: dict[str, Any] = {
+            "leader": k, "members": members,
+            "center": _center_json(pb.f_component(idx), digits),
+            "center_F_coordinates": _center_json(box, digits),
+            "is_hull_vertex": True,
+            "is_zero": False if len(cl) >= 2 or excludes_origin(box) else "undecided"}
+        if len(cl) >= 2:
+            mid = [(lo + hi) / 2 for lo, hi in box]
+            f = split.dim_f
+            hint = [sum(split.BFF[r][c] * mid[r] for r in range(f)) for c in range(f)]
+            functional = exposing_functional(idx, lf.centers, hint)
+            if functional is None:
+                item["is_hull_vertex"] = "undecided"
+            else:
+                item["exposing_functional"] = [fraction_to_str(a) for a in functional]
+        clusters.append(item)
+    out.limit = {
+        "clusters": clusters,
+        "attention_limit": lf.attention_limit(), "attention_rank": len(cl),
+        "rate": {"c_lower_bound": lf.to_json(digits)["rate_constant"],
+                 "statement": "for t >= T: |P_ij(t) - P*_ij| <= (n-1) exp(-c e^{lambda t})"},
+        "F": f"ker(V - {split.lam}I), dimension {split.dim_f} (columns 1..{split.dim_f} of "
+             "tail_lemma.basis); centre = the F-component of the limit (along G), "
+             "center_F_coordinates = the same in that basis (the exposing functionals act "
+             "on these)",
+        "not_proved": "the G-components of z_i (free in Theorem 5.2)"}
+    out.verdict = "certified"
+    out.reason = (f"Lemma T8 holds at T = {pb.T}: the F-components converge to {len(cl)} "
+                  f"point(s), the limits of the leaders, each a vertex of their hull K; "
+                  "P(t) → P* Boolean")
 
 
 def _run_energy(out: Verification, inst: Instance, mu: Fraction, tmax: Fraction, digits: int,

@@ -229,6 +229,10 @@ def verify(file: str, theorem: str, digits: int, t_max: str, max_seconds: float,
         if v.tail is not None and hasattr(v.tail, "centers"):
             centers = [[(float(lo), float(hi)) for lo, hi in b] for b in v.tail.centers]
             P_star = v.tail.attention_limit()
+        if v.tail is not None and hasattr(v.tail, "split"):  # Lemma T8: F-components in R^d
+            centers = [[(float(lo), float(hi)) for lo, hi in v.tail.f_component(idx)]
+                       for idx in range(len(v.tail.lf.centers))]
+            P_star = v.tail.lf.attention_limit()
         if v.tail is not None and hasattr(v.tail, "groups"):  # Lemma T7: the hyperplanes
             psi = [float((lo + hi) / 2) for lo, hi in v.tail.psi]
             levels = (psi, [float((lo + hi) / 2) for lo, hi in v.tail.limits.values()])

@@ -200,6 +200,17 @@ def _inside(draw: Any, theorem: str, n: Any, d: Any, k: int | None, max_abs: int
         Q, K = R0, R0
     if theorem == "3.1":
         V = _eye(dd)
+    elif theorem == "5.2" and kind == "split":
+        # Lemma T8's setting: d = 3, dim F = 2, V_G = (g) with |g| ≤ λ/2, and
+        # B = S⁻ᵀ diag(B_F, b) S⁻¹ (F ⊥_B G) symmetric positive definite; Q = I, K = B.
+        lam = draw(st.fractions(min_value=Fraction(1, 2), max_value=3, max_denominator=2))
+        g = draw(st.fractions(min_value=-lam / 2, max_value=lam / 2, max_denominator=4))
+        S, Sinv = draw(_unimodular(3))
+        V = _mul(_mul(S, _embed(_eye(2, lam), [[g]])), Sinv)
+        RF = draw(_full_rank(2, 2, max_abs))
+        b = draw(st.fractions(min_value=Fraction(1, 4), max_value=2, max_denominator=4))
+        Bd = _embed(_mul(_T(RF), RF), [[b]])
+        return Instance.create(V=V, Q=_eye(3), K=_mul(_mul(_T(Sinv), Bd), Sinv), X0=X0)
     elif theorem == "5.2":
         lam = draw(st.fractions(min_value=Fraction(1, 2), max_value=3, max_denominator=2))
         f = draw(st.integers(1, dd))
@@ -254,11 +265,18 @@ def inside(theorem: str, *, n: int | tuple[int, int] = (2, 4),
         Size of the token entries and their denominators.
     kind : str
         For 4.2: ``"diagonalizable"``, ``"non-diagonalizable"``, ``"positive"`` or ``"any"``.
+        For 5.2: ``"split"`` draws Lemma T8's setting (d = 3, dim F = 2, ‖V_G‖ ≤ λ/2,
+        F and G orthogonal for B).
     """
     if theorem not in THEOREMS:
         raise ValueError(f"theorem must be one of {THEOREMS}")
-    if kind not in ("any", "diagonalizable", "non-diagonalizable", "positive"):
-        raise ValueError("kind must be any, diagonalizable, non-diagonalizable or positive")
+    if kind not in ("any", "diagonalizable", "non-diagonalizable", "positive", "split"):
+        raise ValueError("kind must be any, diagonalizable, non-diagonalizable, positive or "
+                         "split")
+    if kind == "split":
+        if theorem != "5.2":
+            raise ValueError("kind 'split' is Theorem 5.2's (Lemma T8) setting")
+        d = 3
     if kind == "non-diagonalizable":  # a Jordan block below the simple leading value
         d = (max(3, d), max(3, d)) if isinstance(d, int) else (max(3, d[0]), max(3, d[1]))
     return _inside(theorem, n, d, k, max_abs, max_denominator, kind, None)

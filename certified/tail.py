@@ -25,6 +25,7 @@ from .arith.base import Backend
 from .numbers import bounds_to_json, fraction_to_str
 
 __all__ = ["Box", "LeaderFollowerBound", "leader_follower", "leader_map_from_scores",
+           "leader_map_from_points",
            "NormBound", "norm_bound_contracting", "round_box"]
 
 #: A closed interval [lo, hi] with exact rational ends.
@@ -63,6 +64,9 @@ class LeaderFollowerBound:
     rate : Fraction
         c ≤ min(m, mu) e^{λT}: for t ≥ T, |P_ij(t) − P*_ij| ≤ (n − 1) exp(−c e^{λt})
         (Lemma T4 (iii), the form of Theorem 2.1's rate).
+    kappa : Fraction
+        Score perturbation already subtracted from m and mu (Lemma T8: the G-components
+        of a paranormal V); 0 for Lemma T4 itself.
     """
 
     T: Fraction
@@ -79,6 +83,7 @@ class LeaderFollowerBound:
     boxes: list[list[Box]]
     diffs: dict[int, list[Box]]
     rate: Fraction
+    kappa: Fraction = Fraction(0)
 
     @property
     def clusters(self) -> list[tuple[int, list[int]]]:
@@ -108,6 +113,7 @@ class LeaderFollowerBound:
             "eta0": enc((Fraction(0), self.eta0))[1],
             "D": fraction_to_str(self.D),
             "rate_constant": enc((self.rate, self.rate))[0],
+            **({"kappa": fraction_to_str(self.kappa)} if self.kappa else {}),
             "boxes_at_T": [[[fraction_to_str(lo), fraction_to_str(hi)] for lo, hi in row]
                            for row in self.boxes],
             "differences_at_T": {str(j): [[fraction_to_str(lo), fraction_to_str(hi)]
@@ -126,6 +132,21 @@ def leader_map_from_scores(scores: np.ndarray) -> list[int] | None:
     if any(l[l[i]] != l[i] for i in range(len(l))):
         return None
     return l
+
+
+def leader_map_from_points(Z: np.ndarray, B: Sequence[Sequence[Fraction]]
+                           ) -> tuple[list[int] | None, str]:
+    """:func:`leader_map_from_scores` of the float scores of the points Z (n × d) for B,
+    or ``(None, reason)`` (a heuristic: the lemma verifies the map it is given)."""
+    Bf = np.array([[float(x) for x in row] for row in B])
+    with np.errstate(all="ignore"):
+        scores = Z @ Bf @ Z.T
+    if not np.all(np.isfinite(scores)):
+        return None, "scores not finite in floating point"
+    leader = leader_map_from_scores(scores)
+    if leader is None:
+        return None, "the argmax structure of P is not final (a token follows a follower)"
+    return leader, ""
 
 
 def _inflate(bk: Backend, b: Box, r: Fraction):
@@ -199,10 +220,23 @@ def _tails(bk: Backend, m: Fraction, mu: Fraction | None, lam: Fraction, T: Frac
     return d0, e0
 
 
+def _reduced(margins: tuple[Fraction | None, Fraction | None], kappa: Fraction,
+             single: bool) -> tuple[Fraction | None, Fraction | None]:
+    """Margins minus kappa (Lemma T8), None where that is not positive. With a single
+    cluster (Hm) is vacuous and m stays the placeholder 1."""
+    m, mu = margins
+    if not kappa or m is None:
+        return m, mu
+    if not single:
+        m = None if m - kappa <= 0 else m - kappa
+    mu = None if mu is None or mu - kappa <= 0 else mu - kappa
+    return m, mu
+
+
 def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
                     T: Fraction, boxes: Sequence[Sequence[Box]],
-                    diffs: dict[int, Sequence[Box]], leader: Sequence[int]
-                    ) -> tuple[LeaderFollowerBound | None, str]:
+                    diffs: dict[int, Sequence[Box]], leader: Sequence[int],
+                    kappa: Fraction = Fraction(0)) -> tuple[LeaderFollowerBound | None, str]:
     """Check Lemma T4 at time T; return its conclusions, or ``(None, reason)``.
 
     Parameters
@@ -222,6 +256,10 @@ def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
         of the boxes above, which would lose every digit of a close follower).
     leader : length-n list
         The leader map to verify (idempotent).
+    kappa : Fraction, optional
+        A bound on the extra score terms, relative to the growth factor, that Lemma T8
+        adds (``proofs_notes/tail.md``): the margins used are the interval margins minus
+        kappa, and must stay positive. 0 (the default) is Lemma T4.
 
     Returns
     -------
@@ -235,6 +273,7 @@ def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
     if any(leader[leader[i]] != leader[i] for i in range(n)):
         return None, "leader map is not idempotent"
     followers = [j for j in range(n) if leader[j] != j]
+    single = len(set(leader)) == 1
     if set(diffs) != set(followers):
         return None, "difference boxes must be given for exactly the followers"
     Bm = np.array([[bk.const(x) for x in row] for row in B], dtype=object)
@@ -243,7 +282,8 @@ def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
             for c in range(d))
     eps = {j: max(max(abs(lo), abs(hi)) for lo, hi in diffs[j]) for j in followers}
     # Candidate inflations from a first pass without inflation, then the real check.
-    m0, mu0 = _margins(bk, Bm, boxes, diffs, leader, Fraction(0), Fraction(0))
+    m0, mu0 = _reduced(_margins(bk, Bm, boxes, diffs, leader, Fraction(0), Fraction(0)),
+                       kappa, single)
     if m0 is None:
         return None, "attention margins at T are not positive for this leader map"
     if followers and mu0 is None:
@@ -253,7 +293,8 @@ def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
                     Fraction(0))
     delta, eta = 2 * d1 + floor, 2 * e1 + floor
     for _ in range(4):
-        m, mu = _margins(bk, Bm, boxes, diffs, leader, delta, eta)
+        m, mu = _reduced(_margins(bk, Bm, boxes, diffs, leader, delta, eta), kappa,
+                         single)
         if m is None or (followers and mu is None):
             return None, "margins do not survive the inflation by the tail bounds"
         d0, e0 = _tails(bk, m, mu, lam, T, D, leader, eps, eta)
@@ -264,7 +305,8 @@ def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
             rate = bk.bounds(bk.const(base) * bk.exp(bk.const(lam * T)))[0]
             return LeaderFollowerBound(T, lam, leader, m, mu, d0, e0, delta, eta, D,
                                        centers, [list(r) for r in boxes],
-                                       {j: list(diffs[j]) for j in followers}, rate), ""
+                                       {j: list(diffs[j]) for j in followers}, rate,
+                                       kappa), ""
         delta, eta = max(delta, 2 * d0), max(eta, 2 * e0)
     return None, "the bootstrap (H_b) does not close: margins × e^{2λT} too small"
 

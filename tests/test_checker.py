@@ -81,7 +81,12 @@ def test_checker_is_independent_of_integrator_tail_lemmas_and_arb(cert, tmp_path
 
 
 def test_undecided_certificate_without_integration_is_valid():
-    v = certify(Instance.load("examples/thm5_2_paranormal.json"), "auto", digits=10)
+    # V paranormal but ‖V_G‖∞ = 3/5 > λ/2 (no Lemma T8) and λ = 1 double (no Lemma T7):
+    # decided before integrating.
+    inst = Instance.create(V=[[1, 0, 0], [0, 1, 0], [0, 0, F(-3, 5)]],
+                           Q=[[1, 0, 0], [0, 1, 0], [0, 0, 1]], K=[[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+                           X0=[[1, 0, 1], [-1, 1, 2]])
+    v = certify(inst, "auto", digits=10)
     c = json.loads(json.dumps(to_certificate(v)))
     assert v.verdict == "undecided" and c["integration"] is None
     assert check_certificate(c).valid

@@ -28,6 +28,8 @@ from .dynamics import Field
 from .errors import CheckFailure, Malformed
 from .lemmas import (_contains, check_centre_flags, check_enclosure_at_T,
                      check_leader_follower, check_t4_verdict)
+from .paranormal import (check_paranormal, check_paranormal_enclosure,
+                         check_paranormal_verdict)
 from .projected import check_projected
 from .replay import replay_steps
 
@@ -138,14 +140,17 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
             return Report(True, "valid: no integration, no lemma, verdict undecided", 0,
                           time.perf_counter() - t_start)
         kind = str(lemma.get("lemma", "")) if lemma is not None else ""
-        if lam is None and not kind.startswith("T7"):
-            raise CheckFailure("instance.V", "V = λI (or Lemma T7's data in x for another V)",
-                               "another V")
-        if lemma is not None and not kind.startswith(("T4", "T6", "T7")):
-            raise CheckFailure("tail_lemma.lemma", "T4, T6 or T7", repr(lemma.get("lemma")))
+        if lam is None and not kind.startswith(("T7", "T8")):
+            raise CheckFailure("instance.V", "V = λI (or Lemma T7's or T8's data in x for "
+                               "another V)", "another V")
+        if lemma is not None and not kind.startswith(("T4", "T6", "T7", "T8")):
+            raise CheckFailure("tail_lemma.lemma", "T4, T6, T7 or T8", repr(lemma.get("lemma")))
         # Cheap checks first: the lemma on its stored data, and the verdict it implies.
-        lf = pb = None
-        if kind.startswith("T7"):
+        lf = pb = pn = None
+        if kind.startswith("T8"):
+            pn = check_paranormal(lemma, V, B, n)
+            check_paranormal_verdict(obj, pn, X0)
+        elif kind.startswith("T7"):
             pb = check_projected(lemma, V, B, n)
             _check_t7_verdict(obj, pb)
         elif kind.startswith("T4"):
@@ -163,7 +168,7 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
         records = replay["records"]
         t_end = Fraction(replay["t_end"])
         variable = integ.get("variable", "z")
-        if pb is not None and (variable != "x" or pb["T"] != t_end):
+        if (pb or pn) is not None and (variable != "x" or (pb or pn)["T"] != t_end):
             raise CheckFailure("tail_lemma.T", f"the end of the replay, t = {t_end} (in x)",
                                str(lemma["T"]))
         field = (Field(None, B, n, "x", V=V) if lam is None
@@ -184,6 +189,13 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
                               "conclusion": (obj["theorem"], obj["verdict"])})
             msg = (f"valid: {steps_checked} steps re-verified to t = {t_end}; Lemma T4 "
                    f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
+        elif pn is not None:
+            check_paranormal_enclosure(pn, S, n, d)
+            if audit is not None:
+                judge_claims(audit["record"], audit["claims"],
+                             {"conclusion": (obj["theorem"], obj["verdict"])})
+            msg = (f"valid: {steps_checked} steps re-verified to t = {t_end} (in x); Lemma T8 "
+                   f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
         elif pb is not None:
             check_enclosure_at_T({"leader": list(range(n)), "boxes": pb["boxes"], "diffs": {}},
                                  S)
@@ -198,7 +210,7 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
                    "bound re-checked; verdict 'undecided'")
         else:
             msg = f"valid: {steps_checked} steps re-verified to t = {t_end}; verdict undecided"
-        if lf is None and pb is None and audit is not None:  # T6 or no lemma: no limit object is proved
+        if lf is None and pb is None and pn is None and audit is not None:  # T6 or no lemma: no limit object is proved
             judge_claims(audit["record"], audit["claims"],
                          {"conclusion": (obj["theorem"], obj["verdict"])})
     except CheckFailure as exc:

@@ -118,13 +118,14 @@ def _tails(m: Fraction, mu: Fraction | None, lam: Fraction, T: Fraction, D: Frac
     return d0, e0
 
 
-def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int
-                          ) -> dict:
+def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int,
+                          kappa: Fraction = Fraction(0)) -> dict:
     """Re-verify Lemma T4's hypotheses and conclusions from the stored data at T.
 
     Returns the parsed lemma (leader map, boxes, differences, recomputed δ₀, m, μ) for
     the verdict check and for :func:`check_enclosure_at_T`, which must then confirm that
-    the stored boxes contain the replayed enclosure.
+    the stored boxes contain the replayed enclosure. ``kappa`` (Lemma T8, verified by
+    the caller) is subtracted from the recomputed margins before they are compared.
     """
     d = len(B)
     T = _q(lemma["T"], "tail_lemma.T")
@@ -161,6 +162,10 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
     m_c, mu_c = _margins(B, boxes, diffs, leader, delta, eta)
     if m_c is None:
         m_c = Fraction(1)  # one cluster: (Hm) is vacuous
+    elif len(set(leader)) > 1:
+        m_c -= kappa  # Lemma T8: the G-terms of the scores (vacuous for one cluster)
+    if mu_c is not None:
+        mu_c -= kappa
     if not (0 < m <= m_c):
         raise CheckFailure("tail_lemma.m", f"0 < m <= {float(m_c)!r} (the recomputed margin)",
                            str(lemma["m"]))

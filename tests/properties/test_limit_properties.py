@@ -63,6 +63,8 @@ def limit_form(inst: Instance, theorem: str, tail) -> list[str]:
     """The geometric statement of the theorem, checked on the certified limit data."""
     if hasattr(tail, "groups"):  # Lemma T7 (V ≠ λI): Theorem 4.2's coordinate
         return projected_form(inst, tail)
+    if hasattr(tail, "split"):  # Lemma T8: Theorem 5.2 in the F-coordinates of a basis
+        return split_form(inst, tail)
     P = tail.attention_limit()
     n = inst.n
     out = []
@@ -84,6 +86,32 @@ def limit_form(inst: Instance, theorem: str, tail) -> list[str]:
             for j in leaders:
                 if j != k and _lower_form(centers[k], B, centers[k], centers[j]) <= 0:
                     out.append(f"limit of leader {k} not proved exposed against {j}")
+    return out
+
+
+def split_form(inst: Instance, tail) -> list[str]:
+    """Theorem 5.2 via Lemma T8: the stored basis really splits V (S⁻¹VS block diagonal
+    with λI on F, recomputed here), P* is Boolean, and every F-limit is exposed for the
+    F block of SᵀBS (so the F-components end on vertices of K)."""
+    import sympy
+
+    S = sympy.Matrix(tail.split.S)
+    k = tail.split.dim_f
+    Vp = S.inv() * sympy.Matrix(inst.V) * S
+    out = []
+    if Vp[:k, :k] != tail.split.lam * sympy.eye(k) or any(Vp[:k, k:]) or any(Vp[k:, :k]):
+        out.append("the basis does not split V as diag(λI, V_G)")
+    Bp = S.T * sympy.Matrix(inst.B) * S
+    BFF = [[Fraction(str(Bp[i, j])) for j in range(k)] for i in range(k)]
+    P = tail.lf.attention_limit()
+    if any(sorted(row) != [0] * (inst.n - 1) + [1] for row in P):
+        out.append("P* is not Boolean with one 1 per row")
+    leaders = sorted({row.index(1) for row in P})
+    centers = dict(zip(leaders, tail.lf.centers))
+    for a in leaders:
+        for b in leaders:
+            if a != b and _lower_form(centers[a], BFF, centers[a], centers[b]) <= 0:
+                out.append(f"F-limit of leader {a} not proved exposed against {b}")
     return out
 
 
@@ -157,6 +185,12 @@ def test_theorem_4_2_never_refuted(inst):
 @SETTINGS
 @given(inside("5.2", n=(2, 3), d=2, max_abs=2))
 def test_theorem_5_2_never_refuted(inst):
+    check(inst, "5.2", run_certify(inst, "5.2"))
+
+
+@SETTINGS
+@given(inside("5.2", n=(2, 3), kind="split", max_abs=2))
+def test_theorem_5_2_with_two_dimensional_F_never_refuted(inst):
     check(inst, "5.2", run_certify(inst, "5.2"))
 
 

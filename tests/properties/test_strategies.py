@@ -43,6 +43,19 @@ def test_good_triple_kinds(kind):
     run()
 
 
+def test_split_kind_is_inside_5_2_and_in_lemma_t8s_setting():
+    from certified.paranormal import paranormal_split
+
+    @settings(max_examples=N)
+    @given(inside("5.2", kind="split"))
+    def run(inst):
+        assert classify(inst).theorems["5.2"].hypotheses_hold, checks(inst, "5.2")
+        sp, why = paranormal_split(inst.V, inst.B)
+        assert sp is not None and sp.dim_f == 2, why
+
+    run()
+
+
 CASES = [(t, h) for h, (ts, _) in VIOLATIONS.items() for t in ts]
 
 
@@ -73,3 +86,5 @@ def test_bad_arguments():
         violating("3.1", "leading_negative")
     with pytest.raises(ValueError):
         inside("9.9")
+    with pytest.raises(ValueError, match="split"):
+        inside("4.2", kind="split")

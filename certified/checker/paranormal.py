@@ -1,0 +1,141 @@
+"""Re-checking Lemma T8 (Theorem 5.2, paranormal V, dim F ≥ 2) — Lemma C11.
+
+From the stored basis S alone the checker re-derives, in exact rationals: S invertible,
+V' = S⁻¹VS = diag(λI_k, V_G) (F and G invariant, V|_F = λ Id), B' = SᵀBS without F–G
+blocks, ν ≥ ‖V_G‖∞ with 2ν ≤ λ, g ≥ Σ|B'_GG|, Y ≥ every stored G box, and
+κ ≥ 2gY²e^{−2λT} (its own exp). Then Lemma T4 on B'_FF with the margins reduced by κ
+(:func:`.lemmas.check_leader_follower`), and, after the replay in x, that the stored
+F and G boxes contain the replayed set mapped by S⁻¹ (scaled by e^{−λT} for F).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from .balls import Ball, const
+from .errors import CheckFailure
+from .projected import _inverse
+from .lemmas import _contains, _iv, _q, check_enclosure_at_T, check_leader_follower, \
+    check_t4_verdict
+from .replay import LohnerSet
+
+__all__ = ["check_paranormal", "check_paranormal_enclosure", "check_paranormal_verdict"]
+
+Mat = list[list[Fraction]]
+
+
+def _mul(A: Mat, B: Mat) -> Mat:
+    return [[sum((A[i][s] * B[s][j] for s in range(len(B))), Fraction(0))
+             for j in range(len(B[0]))] for i in range(len(A))]
+
+
+def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int) -> dict:
+    """Verify Lemma T8's constants and its T4 part; return the parsed data."""
+    d = len(V)
+    T = _q(lemma["T"], "tail_lemma.T")
+    lam = _q(lemma["lambda"], "tail_lemma.lambda")
+    k = lemma["dim_F"]
+    if not isinstance(k, int) or not 2 <= k <= d or lam <= 0:
+        raise CheckFailure("tail_lemma.dim_F", f"2 <= dim F <= {d} and λ > 0",
+                           f"dim F = {k!r}, λ = {lam}")
+    S = [[_q(x, "tail_lemma.basis") for x in row] for row in lemma["basis"]]
+    if len(S) != d or any(len(row) != d for row in S):
+        raise CheckFailure("tail_lemma.basis", f"a {d}×{d} matrix", "another shape")
+    Sinv = _inverse(S, "tail_lemma.basis")
+    Vp = _mul(_mul(Sinv, V), S)
+    for i in range(d):
+        for j in range(d):
+            want = lam * int(i == j) if i < k and j < k else (
+                None if i >= k and j >= k else Fraction(0))
+            if want is not None and Vp[i][j] != want:
+                raise CheckFailure("tail_lemma.basis",
+                                   f"S⁻¹VS = diag({lam}·I_{k}, V_G) (F, G invariant)",
+                                   f"entry ({i}, {j}) = {Vp[i][j]}")
+    St = [list(col) for col in zip(*S)]
+    Bp = _mul(_mul(St, B), S)
+    if any(Bp[i][j] != 0 for i in range(d) for j in range(d) if (i < k) != (j < k)):
+        raise CheckFailure("tail_lemma.basis", "SᵀBS without F–G blocks", "a non-zero cross entry")
+    nu, g, Y = (_q(lemma[key], f"tail_lemma.{key}") for key in ("nu", "g", "Y"))
+    nu_min = max((sum(abs(Vp[i][j]) for j in range(k, d)) for i in range(k, d)),
+                 default=Fraction(0))
+    if not (nu_min <= nu and 2 * nu <= lam):
+        raise CheckFailure("tail_lemma.nu", f"‖V_G‖∞ = {nu_min} <= nu <= λ/2 = {lam / 2}",
+                           str(lemma["nu"]))
+    g_min = sum((abs(Bp[i][j]) for i in range(k, d) for j in range(k, d)), Fraction(0))
+    if g < g_min:
+        raise CheckFailure("tail_lemma.g", f">= {g_min} (Σ|B'_GG|)", str(lemma["g"]))
+    gb = [[_iv(p, f"tail_lemma.G_boxes_at_T[{i}]") for p in row]
+          for i, row in enumerate(lemma["G_boxes_at_T"])]
+    if len(gb) != n or any(len(row) != d - k for row in gb):
+        raise CheckFailure("tail_lemma.G_boxes_at_T", f"{n}×{d - k} intervals", "another shape")
+    Ymin = max((max(abs(lo), abs(hi)) for row in gb for lo, hi in row), default=Fraction(0))
+    if Y < Ymin:
+        raise CheckFailure("tail_lemma.Y", f">= {float(Ymin)!r} (the G boxes)", str(lemma["Y"]))
+    kappa = _q(lemma.get("kappa", "0"), "tail_lemma.kappa")
+    need = (const(2 * g * Y * Y) * const(-2 * lam * T).exp()).hi_q() if g and Y else Fraction(0)
+    if kappa < need:
+        raise CheckFailure("tail_lemma.kappa", f">= 2gY²e^(-2λT) <= {float(need)!r}", str(kappa))
+    BFF = [row[:k] for row in Bp[:k]]
+    lf = check_leader_follower(lemma, lam, BFF, n, kappa=kappa)
+    return dict(lf, lam=lam, k=k, S=S, Sinv=Sinv, BFF=BFF, g_boxes=gb)
+
+
+def _image(S: LohnerSet, M: Mat, scale: Ball | None) -> LohnerSet:
+    """The set {M y : y ∈ S} (times ``scale``) as a Lohner-like set (c, A may be balls)."""
+    Mb = np.array([[const(x) for x in row] for row in M], dtype=object)
+    c, A = Mb.dot(S.c), Mb.dot(S.A)
+    if scale is not None:
+        c, A = c * scale, A * scale
+    return LohnerSet(c, A, S.r)
+
+
+def check_paranormal_enclosure(pb: dict, S: LohnerSet, n: int, d: int) -> None:
+    """The stored F boxes (z_F = e^{−λT}(S⁻¹x)_F) and G boxes ((S⁻¹x)_G) contain the
+    replayed enclosure of x(T)."""
+    k = pb["k"]
+    zero = Fraction(0)
+
+    def block(rows: range) -> Mat:
+        M = [[zero] * (n * d) for _ in range(n * len(rows))]
+        for i in range(n):
+            for a, r in enumerate(rows):
+                for c in range(d):
+                    M[i * len(rows) + a][i * d + c] = pb["Sinv"][r][c]
+        return M
+
+    decay = const(-pb["lam"] * pb["T"]).exp()
+    check_enclosure_at_T(pb, _image(S, block(range(k)), decay))
+    own = _image(S, block(range(k, d)), None).box().reshape(n, d - k)
+    for i in range(n):
+        for c in range(d - k):
+            lo, hi = pb["g_boxes"][i][c]
+            if not (lo <= own[i, c].lo_q() and own[i, c].hi_q() <= hi):
+                raise CheckFailure(f"tail_lemma.G_boxes_at_T[{i}][{c}]",
+                                   f"an interval containing the replayed {own[i, c]!r}",
+                                   f"[{float(lo)!r}, {float(hi)!r}]")
+
+
+def check_paranormal_verdict(cert: dict, pb: dict, X0: Mat) -> None:
+    """Theorem 5.2 is certified; the clusters' F-coordinates follow from Lemma T4's
+    checks (on B'_FF), and each centre in R^d contains S_F·(F box ± δ₀) (Lemma C11)."""
+    if cert["theorem"] != "5.2" or cert["verdict"] != "certified":
+        raise CheckFailure("verdict", "'certified' for Theorem 5.2 (what Lemma T8 proves)",
+                           f"{cert['verdict']!r} for Theorem {cert['theorem']}")
+    lim = cert.get("limit") or {}
+    clusters = lim.get("clusters")
+    if not isinstance(clusters, list):
+        raise CheckFailure("limit.clusters", "a list of clusters", repr(clusters))
+    in_f = [dict(cl, center=cl.get("center_F_coordinates")) for cl in clusters]
+    check_t4_verdict(dict(cert, limit=dict(lim, clusters=in_f)), pb, X0, pb["BFF"])
+    k, S, d0 = pb["k"], pb["S"], pb["delta0"]
+    leaders = sorted(set(pb["leader"]))
+    for idx, (lead, cl) in enumerate(zip(leaders, clusters)):
+        box = [(lo - d0, hi + d0) for lo, hi in pb["boxes"][lead]]
+        for r in range(len(S)):
+            lo = sum((S[r][c] * (box[c][0] if S[r][c] >= 0 else box[c][1]) for c in range(k)),
+                     Fraction(0))
+            hi = sum((S[r][c] * (box[c][1] if S[r][c] >= 0 else box[c][0]) for c in range(k)),
+                     Fraction(0))
+            _contains(cl["center"][r], (lo, hi), f"limit.clusters[{idx}].center[{r}]")
