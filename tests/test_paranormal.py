@@ -170,3 +170,49 @@ def test_checker_rejects_a_g_box_that_misses_the_replayed_set(fast_cert):
     pn["g_boxes"][2][0] = (hi, hi + 1)
     with pytest.raises(CheckFailure, match=r"G_boxes_at_T\[2\]\[0\]"):
         check_paranormal_enclosure(pn, S, 3, 3)
+
+
+def _fast_state_at(T: float) -> np.ndarray:
+    """A float64 RK4 state of FAST at time T (only a starting box for lemma-only tests)."""
+    X = np.array([[2, 0, .25], [1, .2, -.25], [-1, 1.5, .125]])
+    Vf = np.diag([2, 2, .5])
+
+    def f(x):
+        S = x @ x.T
+        S -= S.max(axis=1, keepdims=True)
+        P = np.exp(S)
+        return (P / P.sum(axis=1, keepdims=True)) @ x @ Vf.T
+
+    h, t = 1e-4, 0.0
+    while t < T - 1e-12:
+        k1 = f(X); k2 = f(X + h / 2 * k1); k3 = f(X + h / 2 * k2); k4 = f(X + h * k3)
+        X = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t += h
+    return X
+
+
+@pytest.mark.parametrize("backend", ["flint", "mpmath"])
+def test_lemma_t8_on_a_box_is_backend_independent_and_kappa_matters(backend):
+    """Lemma T8 alone on a small box around a state at T = 1/2 (not a validated enclosure:
+    this tests the lemma's arithmetic): both backends accept with the same leader map and
+    κ = 2gY²e^{−2λT} to 12 digits; a κ at least the margin is refused."""
+    from certified.arith import get_backend
+    from certified.paranormal import try_paranormal
+    from certified.sets import LohnerSet
+    from certified.tail import leader_follower
+
+    bk = get_backend(backend)
+    sp, _ = paranormal_split(FAST.V, FAST.B)
+    X = _fast_state_at(0.5)
+    with bk.workprec(200):
+        box = [bk.interval(F(v) - F(1, 10 ** 20), F(v) + F(1, 10 ** 20)) for v in X.flat]
+        S = LohnerSet.from_box(np.array(box, dtype=object), bk)
+        pb, why = try_paranormal(bk, sp, 3, F(1, 2), S, 20)
+        assert pb is not None, why
+        assert pb.lf.leader == [0, 0, 2]
+        Y = max(abs(v) for v in X[:, 2])
+        assert abs(float(pb.lf.kappa) - 2 * float(sp.g) * Y ** 2 * np.exp(-2)) < 1e-9
+        # The same data with κ above the within-cluster margin: refused, with the reason.
+        lf, why = leader_follower(bk, sp.lam, sp.BFF, F(1, 2), pb.lf.boxes, pb.lf.diffs,
+                                  pb.lf.leader, kappa=pb.lf.mu + pb.lf.kappa + 1)
+        assert lf is None and "not behind" in why
