@@ -9,13 +9,16 @@ from certified import Instance
 from certified.certify import certify
 
 CASES = [("thm2_1_one_dimensional", "2.1"), ("thm3_1_identity", "3.1"),
-         ("indefinite_B", "3.1"), ("four_clusters_d2", "2.1"), ("thm8_5_contracting", "8.5")]
+         ("indefinite_B", "3.1"), ("four_clusters_d2", "2.1"), ("thm8_5_contracting", "8.5"),
+         ("thm4_2_authors_2x2", "4.2"), ("thm4_2_complex_subdominant", "4.2"),
+         ("thm5_2_one_dimensional_F", "5.2"), ("thm5_2_two_clusters_in_F", "5.2")]
 
 print("| example | theorem | verdict | T_first | wall (s) |")
 print("|---|---|---|---|---|")
 for name, thm in CASES:
     t0 = time.perf_counter()
-    v = certify(Instance.load(f"examples/{name}.json"), thm, digits=30, max_seconds=120,
+    # 240 s: the V ≠ λI examples integrate in x (Lemmas T7, T8) and need 100–210 s.
+    v = certify(Instance.load(f"examples/{name}.json"), thm, digits=30, max_seconds=240,
                 refine_seconds=0, t_max=4)
     wall = time.perf_counter() - t0
     T = v.timescale.get("T_first", v.timescale.get("T")) if v.timescale else "—"
