@@ -33,6 +33,10 @@ __all__ = ["Split", "paranormal_split", "ParanormalBound", "try_paranormal"]
 
 Matrix = list[list[Fraction]]
 
+#: Largest dimension for which the exact splitting is attempted (sympy's exact linear
+#: algebra is cubic with growing rationals; the validated integration is the real limit).
+MAX_DIM = 24
+
 
 @dataclass(frozen=True)
 class Split:
@@ -84,6 +88,9 @@ def paranormal_split(V: Matrix, B: Matrix) -> tuple[Split | None, str]:
     blocks. Returns ``(None, reason)`` otherwise.
     """
     d = len(V)
+    if d > MAX_DIM:
+        return None, (f"d = {d} > {MAX_DIM}: Lemma T8's exact splitting (sympy) is only "
+                      "attempted for small d")
     Vs = sympy.Matrix(d, d, lambda i, j: sympy.Rational(V[i][j].numerator, V[i][j].denominator))
     x = sympy.Symbol("x")
     roots = [r for r in sympy.roots(Vs.charpoly(x).as_expr(), x, filter="Q") if r > 0]

@@ -74,6 +74,13 @@ def test_split_refusals_name_the_failed_condition(V, B, words):
     assert sp is None and words in why
 
 
+def test_split_is_not_attempted_in_large_dimension():
+    d = 25
+    V = [[F(int(i == j and i < 2)) for j in range(d)] for i in range(d)]
+    sp, why = paranormal_split(V, [[F(int(i == j)) for j in range(d)] for i in range(d)])
+    assert sp is None and "d = 25 > 24" in why
+
+
 @pytest.fixture(scope="module")
 def fast_cert():
     v = certify(FAST, "5.2", digits=15, max_seconds=90, refine_seconds=0)
