@@ -81,6 +81,26 @@ def test_split_is_not_attempted_in_large_dimension():
     assert sp is None and "d = 25 > 24" in why
 
 
+def _fast_state_at(T: float) -> np.ndarray:
+    """A float64 RK4 state of FAST at time T (h = 2e-4): the independent oracle, and a
+    starting box for the lemma-only tests."""
+    X = np.array([[2, 0, .25], [1, .2, -.25], [-1, 1.5, .125]])
+    Vf = np.diag([2, 2, .5])
+
+    def f(x):
+        S = x @ x.T
+        S -= S.max(axis=1, keepdims=True)
+        P = np.exp(S)
+        return (P / P.sum(axis=1, keepdims=True)) @ x @ Vf.T
+
+    h, t = 2e-4, 0.0
+    while t < T - 1e-12:
+        k1 = f(X); k2 = f(X + h / 2 * k1); k3 = f(X + h / 2 * k2); k4 = f(X + h * k3)
+        X = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t += h
+    return X
+
+
 @pytest.fixture(scope="module")
 def fast_cert():
     v = certify(FAST, "5.2", digits=15, max_seconds=90, refine_seconds=0)
@@ -95,21 +115,7 @@ def test_certified_F_limits_contain_an_independent_run(fast_cert):
     # Independent: float64 RK4 in x to t = 6, z_F = e^{−2t}x_F (V|_F = 2·Id). By then the
     # follower's F-part has merged with its leader's to < 1e-4 and every F-part has
     # stopped moving.
-    X = np.array([[2, 0, .25], [1, .2, -.25], [-1, 1.5, .125]])
-    Vf = np.diag([2, 2, .5])
-
-    def f(x):
-        S = x @ x.T
-        S -= S.max(axis=1, keepdims=True)
-        P = np.exp(S)
-        return (P / P.sum(axis=1, keepdims=True)) @ x @ Vf.T
-
-    h, t = 2e-4, 0.0
-    while t < 6 - 1e-12:
-        k1 = f(X); k2 = f(X + h / 2 * k1); k3 = f(X + h / 2 * k2); k4 = f(X + h * k3)
-        X = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        t += h
-    zF = np.exp(-2 * t) * X[:, :2]
+    zF = np.exp(-2 * 6) * _fast_state_at(6)[:, :2]
     assert np.abs(zF[0] - zF[1]).max() < 1e-4
     for cl in clusters:
         for i in cl["members"]:
@@ -177,25 +183,6 @@ def test_checker_rejects_a_g_box_that_misses_the_replayed_set(fast_cert):
     pn["g_boxes"][2][0] = (hi, hi + 1)
     with pytest.raises(CheckFailure, match=r"G_boxes_at_T\[2\]\[0\]"):
         check_paranormal_enclosure(pn, S, 3, 3)
-
-
-def _fast_state_at(T: float) -> np.ndarray:
-    """A float64 RK4 state of FAST at time T (only a starting box for lemma-only tests)."""
-    X = np.array([[2, 0, .25], [1, .2, -.25], [-1, 1.5, .125]])
-    Vf = np.diag([2, 2, .5])
-
-    def f(x):
-        S = x @ x.T
-        S -= S.max(axis=1, keepdims=True)
-        P = np.exp(S)
-        return (P / P.sum(axis=1, keepdims=True)) @ x @ Vf.T
-
-    h, t = 1e-4, 0.0
-    while t < T - 1e-12:
-        k1 = f(X); k2 = f(X + h / 2 * k1); k3 = f(X + h / 2 * k2); k4 = f(X + h * k3)
-        X = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        t += h
-    return X
 
 
 @pytest.mark.parametrize("backend", ["flint", "mpmath"])
