@@ -404,6 +404,18 @@ def _record(out: Verification, traj: Trajectory, until: _LemmaSchedule, lemma: s
     return True
 
 
+def _timescale(lemma: str, first_T: Fraction, used_T: Fraction, check_every: Fraction,
+               refined_while: str, **extra: str) -> dict:
+    """Remark 3.3's timescale of a lemma run: the first check time at which the lemma
+    held, and the (later, refined) time whose lemma is reported."""
+    return {"T_first": str(first_T), "T_first_float": float(first_T), "T_used": str(used_T),
+            **extra,
+            "meaning": f"T_first: first check time at which Lemma {lemma}'s hypotheses held "
+                       f"(checks every {check_every}); T_used: the time of the lemma "
+                       f"reported (integration continued while {refined_while}, within "
+                       "the budget)"}
+
+
 def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax: Fraction,
                          digits: int, backend: str, max_seconds: float | None,
                          check_every: Fraction, max_bits: int | None, progress: bool,
@@ -422,13 +434,9 @@ def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax:
         return
     lf: LeaderFollowerBound = until.last
     first: LeaderFollowerBound = until.first
-    out.timescale = {"T_first": str(first.T), "T_first_float": float(first.T),
-                     "delta0_at_first": decimal_ceil(first.delta0, 6),
-                     "T_used": str(lf.T), "delta0_at_T_used": decimal_ceil(lf.delta0, 6),
-                     "meaning": "T_first: first check time at which Lemma T4's hypotheses "
-                                "held (checks every " + str(check_every) + "); T_used: the "
-                                "time of the lemma reported (integration continued while "
-                                "δ₀ > 10^-digits, within the budget)"}
+    out.timescale = _timescale("T4", first.T, lf.T, check_every, "δ₀ > 10^-digits",
+                               delta0_at_first=decimal_ceil(first.delta0, 6),
+                               delta0_at_T_used=decimal_ceil(lf.delta0, 6))
     out.verdict, out.reason, out.limit, out.evidence = _judge_lf(out.theorem, inst, lf,
                                                                  digits)
 
@@ -500,13 +508,8 @@ def _run_projected(out: Verification, inst: Instance, tmax: Fraction, digits: in
         return
     pb: ProjectedBound = until.last
     first: ProjectedBound = until.first
-    out.timescale = {"T_first": str(first.T), "T_first_float": float(first.T),
-                     "T_used": str(pb.T),
-                     "meaning": "T_first: first check time at which Lemma T7's hypotheses "
-                                "held (checks every " + str(check_every) + "); T_used: the "
-                                "time of the lemma reported (integration continued while a "
-                                "group's limit interval was wider than 10^-digits, within "
-                                "the budget)"}
+    out.timescale = _timescale("T7", first.T, pb.T, check_every,
+                               "a group's limit interval was wider than 10^-digits")
     values = [bounds_to_json(lo, hi, digits) for _, (lo, hi) in sorted(pb.limits.items())]
     group_of = {i: g for g, members in pb.groups.items() for i in members}
     coord = [bounds_to_json(*pb.limits[group_of[i]], digits) for i in range(inst.n)]
@@ -564,11 +567,8 @@ def _run_paranormal(out: Verification, inst: Instance, split: Any, tmax: Fractio
     pb: ParanormalBound = until.last
     first: ParanormalBound = until.first
     lf = pb.lf
-    out.timescale = {"T_first": str(first.T), "T_first_float": float(first.T),
-                     "T_used": str(pb.T), "delta0_at_T_used": decimal_ceil(lf.delta0, 6),
-                     "meaning": "T_first: first check time at which Lemma T8's hypotheses "
-                                "held (checks every " + str(check_every) + "); T_used: the "
-                                "time of the lemma reported"}
+    out.timescale = _timescale("T8", first.T, pb.T, check_every, "δ₀ > 10^-digits",
+                               delta0_at_T_used=decimal_ceil(lf.delta0, 6))
     clusters = []
     cl = lf.clusters
     for idx, (k, members) in enumerate(cl):

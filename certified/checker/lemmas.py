@@ -162,8 +162,8 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
     m_c, mu_c = _margins(B, boxes, diffs, leader, delta, eta)
     if m_c is None:
         m_c = Fraction(1)  # one cluster: (Hm) is vacuous
-    elif len(set(leader)) > 1:
-        m_c -= kappa  # Lemma T8: the G-terms of the scores (vacuous for one cluster)
+    else:
+        m_c -= kappa  # Lemma T8: the G-terms of the cross-cluster scores
     if mu_c is not None:
         mu_c -= kappa
     if not (0 < m <= m_c):
