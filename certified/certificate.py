@@ -85,7 +85,10 @@ def _replay(v: Any, traj: Any) -> dict[str, Any]:
             for lo, hi in rb:
                 slack = (hi - lo) / 16 + big + slack_floor
                 r.append(bounds_to_json(lo - slack, hi + slack, keep))
+            rec_velocity = {} if s.velocity is None else {
+                "velocity": [fraction_to_str(bk.bounds(x)[0]) for x in s.velocity]}
             records.append({
+                **rec_velocity,
                 "order": s.order, "rho": fraction_to_str(s.rho), "apriori": apri,
                 "set": {"c": [fraction_to_str(bk.bounds(x)[0]) for x in out.c],
                         "A": [[fraction_to_str(bk.bounds(x)[0]) for x in row] for row in out.A],

@@ -25,7 +25,7 @@ of the inputs (the backend's containment contract, :mod:`certified.arith.base`).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -34,6 +34,26 @@ from .exact import Matrix, from_fmpq_mat, to_fmpq_mat
 from .instance import Instance
 
 __all__ = ["AttentionField", "AttentionSeries"]
+
+
+#: ``diffs(k)`` -> the rows z_j − z_k (an (n, d) object array), see ``velocity``.
+Diffs = Callable[[int], np.ndarray]
+
+
+def _box_diffs(Z: np.ndarray) -> Diffs:
+    """Differences of independent boxes: rows Z[j] − Z[k]."""
+    return lambda k: Z - Z[k]
+
+
+def _cached(diffs: Diffs) -> Diffs:
+    """``diffs`` evaluated once per k (velocity asks for each k up to n + 1 times)."""
+    memo: dict[int, np.ndarray] = {}
+
+    def get(k: int) -> np.ndarray:
+        if k not in memo:
+            memo[k] = diffs(k)
+        return memo[k]
+    return get
 
 
 def _exact_array(backend: Backend, m: Matrix) -> np.ndarray:
@@ -146,6 +166,8 @@ class AttentionField:
         #: Evaluate the softmax entrywise as 1/Σ_k e^{s_ik − s_ij} in `velocity` (n³ work,
         #: much tighter on wide and complex boxes); see proofs_notes/integrator.md.
         self.tight_softmax = True
+        #: ``velocity`` accepts structured token differences (``diffs``, Lemma I6).
+        self.supports_diffs = True
 
     # -- the time-dependent bilinear form ----------------------------------------------
     def B_jets(self, t: object, order: int) -> list[np.ndarray]:
@@ -327,14 +349,16 @@ class AttentionField:
 
     # -- values ------------------------------------------------------------------------
     def _shifted_scores(self, Z: np.ndarray, Bm: np.ndarray, scale: object,
-                        leaders: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+                        leaders: Sequence[int], diffs: Diffs | None = None
+                        ) -> tuple[np.ndarray, np.ndarray]:
         """(U, G): U_ij = (z_iᵀ Bm (z_j − z_{l_i}))·scale by direct differences (I1),
         and G = Z·Bm (rows z_iᵀBm), shapes (n, n) and (n, d)."""
         bk = self.backend
+        diffs = diffs if diffs is not None else _box_diffs(Z)
         G = bk.matmul(Z, Bm)
         U = bk.zeros((self.n, self.n))
         for i, c in enumerate(leaders):
-            U[i] = bk.matmul(G[i:i + 1], (Z - Z[c]).T.copy())[0]
+            U[i] = bk.matmul(G[i:i + 1], diffs(c).T.copy())[0]
         if scale is not None:
             U = U * scale
         return U, G
@@ -352,23 +376,32 @@ class AttentionField:
         Bm, scale = self._score_form(t)
         return self._softmax(self._shifted_scores(Z, Bm, scale, leaders)[0])
 
-    def velocity(self, Z: np.ndarray, t: object, leaders: Sequence[int] | None = None
-                 ) -> np.ndarray:
+    def velocity(self, Z: np.ndarray, t: object, leaders: Sequence[int] | None = None,
+                 diffs: Diffs | None = None) -> np.ndarray:
         """ż (or ẋ) over the box, shape (n, d), in the centred form V Σ_j P_ij (z_j − z_i).
 
         The centred form multiplies the spread of P by |z_j − z_i| instead of |z_j|,
         which keeps interval evaluations over wide (complex) boxes tight (Lemma I2).
+
+        ``diffs(k)``, if given, returns an enclosure (n, d) of the rows z_j − z_k valid
+        for every state the caller means (the default is Z − Z[k] on the box Z). The
+        a-priori enclosure passes the differences of its affine candidate
+        c + σa + w, σ shared by all tokens, which are much tighter than differences of
+        independent boxes (Lemma I6).
         """
         bk = self.backend
         if leaders is None:
             leaders = self.leaders(Z, t)
+        diffs = _cached(diffs if diffs is not None else _box_diffs(Z))
         Bm, scale = self._score_form(t)
-        Uall, G = self._shifted_scores(Z, Bm, scale, leaders)
+        Uall, G = self._shifted_scores(Z, Bm, scale, leaders, diffs)
         Pall = self._softmax(Uall)
         out = np.empty(Z.shape, dtype=object)
         one = bk.const(Fraction(1))
+        zero = bk.const(Fraction(0))
         for i, c in enumerate(leaders):
-            Di = Z - Z[i]  # rows z_j − z_i (exactly 0 for j = i)
+            Di = diffs(i).copy()  # rows z_j − z_i
+            Di[i] = zero  # exactly 0, whatever the enclosure of the difference says
             U, P = Uall[i], Pall[i].copy()
             if self.tight_softmax:
                 # For columns whose score is near the row maximum, P_ij = 1/Σ_k e^{s_ik − s_ij}
@@ -376,7 +409,7 @@ class AttentionField:
                 # or complex boxes. Far columns keep E_ij/Z (a tiny numerator is tight).
                 for j in range(self.n):
                     if j == c or bk.to_float(bk.re_im(U[j])[0]) > -4:
-                        W = bk.matmul(G[i:i + 1], (Z - Z[j]).T.copy())[0]
+                        W = bk.matmul(G[i:i + 1], diffs(j).T.copy())[0]
                         if scale is not None:
                             W = W * scale
                         W[j] = bk.const(Fraction(0))

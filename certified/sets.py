@@ -65,6 +65,17 @@ class LohnerSet:
         """An interval vector containing the set (shape (N,))."""
         return self.c + backend.matmul(self.A, self.r.reshape(-1, 1)).reshape(-1)
 
+    def box_with_centre(self, backend: Backend) -> np.ndarray:
+        """A box containing the set *and* its centre c: c + A·hull(r, 0), shape (N,).
+
+        A Taylor step expands at c and needs the a-priori enclosure and the mean-value
+        segments [c, y0] inside one convex box (Lemma I7); r contains 0 by construction
+        here, but the hull makes that hypothesis explicit rather than inductive.
+        """
+        zero = backend.const(Fraction(0))
+        r0 = np.array([backend.hull(x, zero) for x in self.r], dtype=object)
+        return self.c + backend.matmul(self.A, r0.reshape(-1, 1)).reshape(-1)
+
     def linear_image(self, M: np.ndarray, backend: Backend) -> np.ndarray:
         """A box containing {M y : y in the set} for every M in the interval matrix M.
 

@@ -8,10 +8,12 @@ named by the field the checker reports ("Expected … Got …" at the first fail
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import subprocess
 import sys
 from fractions import Fraction as F
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -135,8 +137,8 @@ def test_moved_centre_rejected(cert, data):
 def test_reordered_or_deleted_step_rejected(cert, how):
     c = copy.deepcopy(cert)
     steps, recs = c["integration"]["steps"], c["integration"]["replay"]["records"]
-    if how == "swap":  # steps of different lengths, so the time chain breaks
-        k = next(j for j in range(len(steps) - 1) if steps[j][1] != steps[j + 1][1])
+    if how == "swap":  # the time chain breaks (step k now starts at t_{k+1})
+        k = next((j for j in range(len(steps) - 1) if steps[j][1] != steps[j + 1][1]), 1)
         steps[k], steps[k + 1] = steps[k + 1], steps[k]
         recs[k], recs[k + 1] = recs[k + 1], recs[k]
     else:
@@ -392,3 +394,57 @@ def test_stationary_limit_tamper_rejected(audit_certs):
     c = copy.deepcopy(audit_certs["theorem_5_2_third_party"])
     c["limit"]["clusters"][1]["center"][1] = ["2.5", "2.5"]
     assert failing_field(redigest(c)) == "limit.clusters[1]"
+
+
+# -- the a-priori enclosure's two forms (Lemma C3) ------------------------------------------
+def test_certificate_of_the_plain_form_still_checks():
+    """A certificate written by commit c0ea959 (before the affine a-priori form: no
+    `velocity`, W the absolute box of Lemma I6's plain form; the d = 1 fixture instance,
+    136 steps) still checks valid: the checker reads it with c = a = 0."""
+    path = Path(__file__).parent / "data" / "certificate_plain_apriori_c0ea959.json.gz"
+    old = json.loads(gzip.decompress(path.read_bytes()))
+    recs = old["integration"]["replay"]["records"]
+    assert len(recs) == 136 and not any("velocity" in r for r in recs)
+    rep = check_certificate(old)
+    assert rep.valid, rep.message
+    assert rep.steps_checked == 136
+
+
+@pytest.mark.parametrize("bad", [["1"], ["x"] * 3])
+def test_malformed_velocity_rejected(cert, bad):
+    c = copy.deepcopy(cert)
+    c["integration"]["replay"]["records"][2]["velocity"] = bad
+    assert failing_field(redigest(c)) == "integration.replay[2].velocity"
+
+
+def test_wrong_velocity_is_rejected_at_its_step(cert):
+    """Any exact a is allowed by Lemma I6, so a tampered `velocity` cannot make a false
+    claim pass; a = 0 turns step 3 into the plain form, whose Cauchy bound M = O(ρ) gives
+    a remainder that no longer fits the stored set: rejected at that step."""
+    c = copy.deepcopy(cert)
+    rec = c["integration"]["replay"]["records"][3]
+    rec["velocity"] = ["0"] * len(rec["velocity"])
+    assert failing_field(redigest(c)).startswith("integration.replay[3].")
+
+
+def test_checker_set_may_exclude_its_centre(cert):
+    """The case Lemma C4's hull is for: in the checker's arithmetic the set after some
+    step has an r excluding 0 (the stored centre is not in the set), yet the certificate
+    checks valid because each step works on c + A·hull(r, 0)."""
+    from certified.checker.dynamics import Field
+    from certified.checker.replay import check_step, initial_set
+
+    set_scale(int(cert["integration"]["bits"]) + 64)
+    X0 = [[F(x) for x in row] for row in cert["instance"]["X0"]]
+    field = Field(F(1), [[F(1)]], len(X0), cert["integration"]["variable"])
+    S = initial_set(X0)
+    recs, steps = cert["integration"]["replay"]["records"], cert["integration"]["steps"]
+    excluded = 0
+    for k in range(min(12, len(recs))):
+        rec = recs[k]
+        S = check_step(field, S, F(steps[k][0]), F(steps[k][1]), rec["order"],
+                       F(rec["rho"]), rec["apriori"], rec["set"], f"step {k}",
+                       rec.get("velocity"))
+        excluded += sum(not x.contains(Ball(0, 0)) for x in S.r)
+        assert S.box_with_centre()[0].contains(S.c[0])
+    assert excluded > 0

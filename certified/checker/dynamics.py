@@ -60,8 +60,12 @@ class Field:
             return one()
         return (t * const(2 * self.lam)).exp()
 
-    def attention(self, Z: np.ndarray, c: object) -> np.ndarray:
+    def attention(self, Z: np.ndarray, c: object, diffs=None) -> np.ndarray:
         """P over the box Z (n×d) for the score factor c (a ball or complex ball).
+
+        ``diffs(k)``, if given, encloses the rows z_j − z_k for every state meant (the
+        default is Z − Z[k]); the Picard test passes the tighter differences of its
+        affine candidate (Lemma C3).
 
         With l_i a column of (approximately) largest score and U_ij = c·z_iᵀB(z_j − z_{l_i}),
         columns near the maximum use P_ij = 1 / Σ_k exp(c·z_iᵀB(z_k − z_j)) (one reciprocal,
@@ -70,10 +74,12 @@ class Field:
         identities, so the choice only affects widths (Lemma C2).
         """
         n = self.n
+        diffs = diffs if diffs is not None else (lambda k: Z - Z[k])
         G = Z.dot(self.B)  # rows z_iᵀB
         P = np.empty((n, n), dtype=object)
+        Dj = [diffs(j) for j in range(n)]
         for i in range(n):
-            raw = [(Z - Z[j]).dot(G[i]) * c for j in range(n)]  # raw[j][k] = c·s_i(k − j)
+            raw = [Dj[j].dot(G[i]) * c for j in range(n)]  # raw[j][k] = c·s_i(k − j)
             re = [_re_mid(x) for x in raw[0]]
             lead = int(np.argmax(re))
             U = raw[lead]  # U[j] = c·z_iᵀB(z_j − z_lead) = −raw[j][lead]
@@ -93,13 +99,14 @@ class Field:
                     P[i, j] = E[j] * inv_sum
         return P
 
-    def velocity(self, Z: np.ndarray, c: object) -> np.ndarray:
+    def velocity(self, Z: np.ndarray, c: object, diffs=None) -> np.ndarray:
         """F over the box Z, shape (n, d), centred form λ Σ_j P_ij (z_j − z_i)
-        (+ λz_i for x)."""
-        P = self.attention(Z, c)
+        (+ λz_i for x); ``diffs`` as in :meth:`attention`."""
+        diffs = diffs if diffs is not None else (lambda k: Z - Z[k])
+        P = self.attention(Z, c, diffs)
         out = np.empty(Z.shape, dtype=object)
         for i in range(self.n):
-            Di = Z - Z[i]
+            Di = diffs(i)
             Di[i] = [Ball(0, 0)] * self.d  # z_i − z_i = 0 exactly, not a ball of radius 2r
             drift = P[i].dot(Di)
             if self.variable == "x":

@@ -86,6 +86,11 @@ class LohnerSet:
     def box(self) -> np.ndarray:
         return self.c + self.A.dot(self.r)
 
+    def box_with_centre(self) -> np.ndarray:
+        """c + A·hull(r, 0): a box containing the set and its centre c."""
+        return self.c + self.A.dot(np.array([x.union(Ball(0, 0)) for x in self.r],
+                                            dtype=object))
+
     def linear_image(self, M: np.ndarray) -> np.ndarray:
         return M.dot(self.c) + M.dot(self.A).dot(self.r)
 
@@ -143,10 +148,14 @@ def _variational(field: Field, tube: np.ndarray, t0: Fraction, h: Fraction, wher
         nxt = I + hK.dot(J)
         if all(a.contains(b) for a, b in zip(J.flat, nxt.flat)):
             return I + (K * const(h)).dot(J)
+        # Widen by 1/4 of the radius plus 2^-20 of the row's largest radius: entries
+        # near 0 that are fed by wider ones through the coupling need room of that size.
         grown = np.empty(J.shape, dtype=object)
-        for idx, v in np.ndenumerate(nxt):
-            w = J[idx].union(v)
-            grown[idx] = Ball(w.m, w.r + (w.r >> 2) + 1)
+        for a_ in range(N):
+            row = [J[a_, b].union(nxt[a_, b]) for b in range(N)]
+            slack = (max(w.r for w in row) >> 20) + 1
+            for b, w in enumerate(row):
+                grown[a_, b] = Ball(w.m, w.r + (w.r >> 2) + slack)
         J = grown
     raise CheckFailure(where, "a variational enclosure I + [0,h]·DF·J ⊆ J",
                        "no fixed-point box in 8 iterations")
@@ -158,44 +167,67 @@ def _grow(re: Ball, im: Ball) -> CBall:
 
 
 def check_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, order: int,
-               rho: Fraction, apriori: list, stored: dict, where: str) -> LohnerSet:
+               rho: Fraction, apriori: list, stored: dict, where: str,
+               velocity: list | None = None) -> LohnerSet:
     """Verify that the flow over [t0, t0 + h] maps the set S (the checker's own) into the
     stored output set ``stored``; return the checker's set at t0 + h, expressed in the
-    stored coordinates (c, A) and contained in the stored set."""
+    stored coordinates (c, A) and contained in the stored set.
+
+    With ``velocity`` (N exact numbers a), the a-priori box W is relative to the affine
+    path c + τa (c the set's centre); without it, c = a = 0 and W is the plain box of
+    Lemma I6's first form (Lemma C3)."""
     n, d = field.n, field.d
     N = n * d
     if not (0 < h < rho):
         raise CheckFailure(where, "0 < h < rho", f"h = {h}, rho = {rho}")
     if len(apriori) != N:
         raise CheckFailure(where, f"{N} a-priori intervals", f"{len(apriori)}")
-    Y = S.box()
     zero = Ball(0, 0)
-    Yc = np.array([CBall(y, zero) for y in Y], dtype=object)
-    C = np.array([CBall(parse_interval(a[:2], where + ".apriori"),
-                        parse_interval(a[2:], where + ".apriori")) for a in apriori],
+    # The Taylor polynomial is taken at the centre c, so the Picard box, the tube and the
+    # mean-value segments [c, y0] must all contain c: use Y ⊇ S ∪ {c} (Lemma C4). (The
+    # stored c is the producer's; the checker's own r need not contain 0.)
+    Y = S.box_with_centre()
+    if velocity is None:
+        c = np.array([zero] * N, dtype=object)
+        a = np.array([zero] * N, dtype=object)
+    else:
+        if len(velocity) != N:
+            raise CheckFailure(where + ".velocity", f"{N} exact numbers", f"{len(velocity)}")
+        try:
+            a = np.array([Ball(const(Fraction(x)).m, 0) for x in velocity], dtype=object)
+        except (TypeError, ValueError, ZeroDivisionError):
+            raise CheckFailure(where + ".velocity", "exact numbers", repr(velocity[:3])) from None
+        c = S.c
+    Y0 = Y - c  # the initial states relative to c (a real box)
+    W = np.array([CBall(parse_interval(x[:2], where + ".apriori"),
+                        parse_interval(x[2:], where + ".apriori")) for x in apriori],
                  dtype=object)
     side = interval(-rho, rho)
     D = CBall(side, side)
     cfac = field.score_factor(CBall(const(t0), zero) + D)
-    # The stored C is a hint found by the producer's search; the lemma needs *some* C
-    # with Y + D·F(C) ⊂ int C. If the hint fails in this arithmetic (its roundings and
-    # overestimations differ), iterate the Picard map from it a few times (Lemma C3).
+    cm, am = c.reshape(n, d), a.reshape(n, d)
+    # The stored W is a hint found by the producer's search; the lemma needs *some* W
+    # with (Y − c) + D·(F(Ĉ) − a) ⊂ int W, Ĉ = c + D·a + W. If the hint fails in this
+    # arithmetic, iterate the Picard map from it a few times (Lemma C3).
     for attempt in range(PICARD_TRIES):
-        F = field.velocity(C.reshape(n, d), cfac).reshape(N)
-        test = Yc + F * D
-        bad = [i for i in range(N) if not C[i].contains_interior(test[i])]
+        Wm = W.reshape(n, d)
+        F = field.velocity(cm + am * D + Wm, cfac,
+                           lambda k: (cm - cm[k]) + (am - am[k]) * D + (Wm - Wm[k])).reshape(N)
+        test = Y0 + (F - a) * D
+        bad = [i for i in range(N) if not W[i].contains_interior(test[i])]
         if not bad:
             break
         if attempt == PICARD_TRIES - 1:
             i = bad[0]
             raise CheckFailure(where + f".apriori[{i}]",
-                               "Y + D·F(C, t0 + D) inside the interior of C (Picard)",
+                               "(Y − c) + D·(F(c + D·a + W, t0 + D) − a) inside the "
+                               "interior of W (Picard)",
                                f"{test[i].re!r} + i{test[i].im!r} not inside "
-                               f"{C[i].re!r} + i{C[i].im!r} (after {PICARD_TRIES - 1} Picard iterations)")
-        C = np.array([_grow(C[i].re.union(test[i].re), C[i].im.union(test[i].im))
+                               f"{W[i].re!r} + i{W[i].im!r} (after {PICARD_TRIES - 1} Picard iterations)")
+        W = np.array([_grow(W[i].re.union(test[i].re), W[i].im.union(test[i].im))
                       for i in range(N)], dtype=object)
     P = scale()
-    M = [Fraction((C[i] - Yc[i]).abs_hi(), 1 << P) for i in range(N)]
+    M = [Fraction((W[i] + c[i] - Y[i]).abs_hi(), 1 << P) for i in range(N)]
     q = h / rho
     # Tube over [t0, t0 + h]: y(τ) ∈ Y + [0, h]·F(Y, t0) + M q²/(1 − q)·[−1, 1] (Cauchy).
     F0 = field.velocity(Y.reshape(n, d), field.score_factor(const(t0))).reshape(N)
@@ -203,16 +235,42 @@ def check_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, order: int
     span = interval(Fraction(0), h)
     tube = np.array([Y[i] + F0[i] * span + interval(-M[i] * tail2, M[i] * tail2)
                      for i in range(N)], dtype=object)
-    Mlin = _variational(field, tube.reshape(n, d), t0, h, where)
     jets = field.jets(S.c.reshape(n, d), t0, order)
+    f = q ** (order + 1) / (1 - q)
+    rem = np.array([interval(-m * f, m * f) for m in M], dtype=object)
+    tube = _tight_tube(field, tube, jets, rem, Y - S.c, t0, h)
+    Mlin = _variational(field, tube.reshape(n, d), t0, h, where)
     hb = const(h)
     T = jets[-1]
     for cf in reversed(jets[:-1]):
         T = T * hb + cf
     T = T.reshape(N)
-    f = q ** (order + 1) / (1 - q)
-    rem = np.array([interval(-m * f, m * f) for m in M], dtype=object)
     return _lohner_check(S, T, Mlin, rem, parse_set(stored, N, where + ".set"), where)
+
+
+def _tight_tube(field: Field, tube: np.ndarray, jets: list, rem: np.ndarray,
+                offset: np.ndarray, t0: Fraction, h: Fraction) -> np.ndarray:
+    """The tube narrowed by Lemma C3b: the centre's solution lies in Σ_k Z_k(c)[0, h]^k
+    + R, every other one within ‖y0 − c‖∞/(1 − Lh) of it (L ≥ ‖DF(tube)‖∞, Lh < 1/2);
+    intersected with the given tube."""
+    n, d = field.n, field.d
+    K = field.jacobian(tube.reshape(n, d), field.score_factor(interval(t0, t0 + h)))
+    P = scale()
+    L = Fraction(max(sum(x.abs_hi() for x in row) for row in K), 1 << P)
+    if L * h >= Fraction(1, 2):
+        return tube
+    dev = Fraction(max(x.abs_hi() for x in offset), 1 << P)
+    delta = dev / (1 - L * h)
+    span = interval(Fraction(0), h)
+    poly = jets[-1]
+    for cf in reversed(jets[:-1]):
+        poly = poly * span + cf
+    out = []
+    for p, r, old in zip(poly.reshape(-1), rem, tube):
+        fine = p + r + interval(-delta, delta)
+        lo, hi = max(fine.lo(), old.lo()), min(fine.hi(), old.hi())
+        out.append(Ball.from_ends(lo, hi) if lo <= hi else old)
+    return np.array(out, dtype=object)
 
 
 def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
@@ -231,7 +289,7 @@ def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: li
                                f"t0 = {t0}")
         try:
             S = check_step(field, S, t0, h, int(rec["order"]), Fraction(rec["rho"]),
-                           rec["apriori"], rec["set"], where)
+                           rec["apriori"], rec["set"], where, rec.get("velocity"))
         except BallError as exc:  # e.g. a sum of exponentials whose ball met 0
             raise CheckFailure(where, "finite enclosures in the step", str(exc)) from None
         t = t0 + h
