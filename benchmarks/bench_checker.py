@@ -5,7 +5,7 @@ instance of bench_integrator.py.
 Reports per case: verdict, replayed steps, production wall time, checking wall time,
 their ratio, certificate size, and whether it checked valid.
 
-Run: ``python benchmarks/bench_checker.py [--quick] [--budget 120]``
+Run: ``python benchmarks/bench_checker.py [--quick | --only-83] [--budget 120]``
 """
 
 from __future__ import annotations
@@ -38,10 +38,13 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="first two examples, 15 digits")
     ap.add_argument("--budget", type=float, default=120.0)
     ap.add_argument("--skip-83", action="store_true")
+    ap.add_argument("--only-83", action="store_true",
+                    help="only the (8, 3) instance of bench_integrator.py")
     args = ap.parse_args()
     digits = 15 if args.quick else 30
-    cases = [(name, thm, Instance.load(f"examples/{name}.json")) for name, thm in
-             (EXAMPLES[:2] if args.quick else EXAMPLES)]
+    cases = [] if args.only_83 else [
+        (name, thm, Instance.load(f"examples/{name}.json"))
+        for name, thm in (EXAMPLES[:2] if args.quick else EXAMPLES)]
     if not args.quick and not args.skip_83:
         cases.append(("(8,3) V=Q=K=I, T<=3", "3.1", integrator_instance(8, 3)))
     print(f"| case | verdict | steps | produce (s) | check (s) | check/produce | size (MB) "
