@@ -82,6 +82,8 @@ def main() -> None:
 
     inst = instance(2, 2)
     T = Fraction(1, 4)
+    run(inst, T, 30, "flint")  # warm-up (imports, caches): not timed
+    run(inst, T, 30, "mpmath")
     _, w_flint = run(inst, T, 30, "flint")
     _, w_mp = run(inst, T, 30, "mpmath")
     print(f"backends, (2,2), T = 1/4, 30 digits: flint {w_flint:.2f} s, mpmath {w_mp:.2f} s, "

@@ -363,3 +363,22 @@ def test_narrow_tube_contains_solution_and_is_narrower(backend):
             motion = abs(bk.to_float(F0[i])) * float(h)
             assert width(bk, coarse[i]) > 2e-3
             assert width(bk, tube[i]) < motion + 1e-5, (i, width(bk, tube[i]), motion)
+
+
+def test_long_run_keeps_its_digits():
+    """Two tokens of the benchmark to T = 3 at 30 digits: the step size is also limited
+    by the point polynomial's own rounding radius (its high-order coefficients carry radii
+    growing like the score scale^k). Without that control the longer steps of the affine
+    a-priori enclosure ended at radius 2e-22; now ≤ 1e-30, and the box contains a 45-digit
+    reference solution."""
+    X0 = [[F(137, 500), F(-23, 50)], [F(-459, 500), F(-967, 1000)]]  # bench_integrator (2, 2)
+    inst = Instance.create(V=I2, Q=I2, K=I2, X0=X0)
+    tr = enclose_trajectory(inst, 3, times=[3], digits=30, max_bits=None)
+    assert tr.certified_until == 3
+    ref = approx_trajectory_mp(inst, 3, times=[3], digits=45, order=40, h=F(1, 32))
+    bk = tr.backend
+    with bk.workprec(tr.bits):
+        box = tr.final_box().reshape(-1)
+        assert float(bk.max_rad(box)) < 1e-30
+        z = np.array(ref.tokens[-1], dtype=object).reshape(-1)
+        assert all(contains(bk, b, v) for b, v in zip(box, z))
