@@ -385,10 +385,15 @@ class _LemmaSchedule:
         return self.good_enough(result)
 
 
-def _record(out: Verification, traj: Trajectory, until: _LemmaSchedule, lemma: str,
-            tmax: Fraction, max_seconds: float | None) -> bool:
-    """Store the run and the latest lemma success in ``out``; False (verdict undecided,
-    with the reason) if the lemma never held."""
+def _integrate(out: Verification, inst: Instance, until: _LemmaSchedule, lemma: str,
+               variable: str, tmax: Fraction, digits: int, backend: str,
+               max_seconds: float | None, max_bits: int | None, progress: bool) -> bool:
+    """Integrate (in ``variable``, "z" or "x") under the lemma schedule ``until``; store
+    the run and the latest lemma success in ``out``. False (verdict undecided, with the
+    reason) if the lemma never held."""
+    traj = enclose_trajectory(inst, tmax, digits=digits, backend=backend, variable=variable,
+                              coordinates=variable, until=until, max_seconds=max_seconds,
+                              max_bits=max_bits, progress=progress, times=[0])
     out.trajectory = traj
     out.attempts = list(getattr(traj, "attempts", []))
     # A success in a run that was later abandoned for more precision is still proved:
@@ -427,10 +432,8 @@ def _run_leader_follower(out: Verification, inst: Instance, lam: Fraction, tmax:
     until = _LemmaSchedule(lambda t, box, S: try_leader_follower(bk, inst, lam, t, S, digits),
                            lambda lf: lf.delta0 <= target, check_every, check_every,
                            refine_seconds)
-    traj = enclose_trajectory(inst, tmax, digits=digits, backend=backend, until=until,
-                              max_seconds=max_seconds, max_bits=max_bits, progress=progress,
-                              times=[0])
-    if not _record(out, traj, until, "T4", tmax, max_seconds):
+    if not _integrate(out, inst, until, "T4", "z", tmax, digits, backend, max_seconds,
+                      max_bits, progress):
         return
     lf: LeaderFollowerBound = until.last
     first: LeaderFollowerBound = until.first
@@ -501,10 +504,8 @@ def _run_projected(out: Verification, inst: Instance, tmax: Fraction, digits: in
     until = _LemmaSchedule(attempt, lambda pb: all(hi - lo <= target
                                                    for lo, hi in pb.limits.values()),
                            check_every, Fraction(0), refine_seconds)
-    traj = enclose_trajectory(inst, tmax, digits=digits, backend=backend, variable="x",
-                              coordinates="x", until=until, max_seconds=max_seconds,
-                              max_bits=max_bits, progress=progress, times=[0])
-    if not _record(out, traj, until, "T7", tmax, max_seconds):
+    if not _integrate(out, inst, until, "T7", "x", tmax, digits, backend, max_seconds,
+                      max_bits, progress):
         return
     pb: ProjectedBound = until.last
     first: ProjectedBound = until.first
@@ -559,10 +560,8 @@ def _run_paranormal(out: Verification, inst: Instance, split: Any, tmax: Fractio
 
     until = _LemmaSchedule(attempt, lambda pb: pb.lf.delta0 <= target, check_every,
                            check_every, refine_seconds)
-    traj = enclose_trajectory(inst, tmax, digits=digits, backend=backend, variable="x",
-                              coordinates="x", until=until, max_seconds=max_seconds,
-                              max_bits=max_bits, progress=progress, times=[0])
-    if not _record(out, traj, until, "T8", tmax, max_seconds):
+    if not _integrate(out, inst, until, "T8", "x", tmax, digits, backend, max_seconds,
+                      max_bits, progress):
         return
     pb: ParanormalBound = until.last
     first: ParanormalBound = until.first

@@ -124,7 +124,7 @@ class Apriori:
     W: np.ndarray
     M: list[Fraction]
 
-    def hull(self, bk: Backend, D: object) -> np.ndarray:
+    def hull(self, D: object) -> np.ndarray:
         """The complex box c + D·a + W, shape (n, d)."""
         return self.center + self.velocity * D + self.W
 
@@ -143,7 +143,8 @@ def cauchy_apriori(field: AttentionField, Y: np.ndarray, t0: Fraction, rho: Frac
     F is evaluated on Ĉ with the token differences z_j − z_k enclosed as
     (c_j − c_k) + D·(a_j − a_k) + (W_j − W_k): tokens that move together keep a
     small difference, where independent boxes of radius ρ|F| would give 2ρ|F|. On the
-    measured (8, 3) instance this raised the admissible ρ from 1/64 to ~1/8.
+    (8, 3) benchmark tokens this raised the admissible ρ from 1/128 to 1/32–1/16 after
+    t ≈ 2.5; before t ≈ 2 it stays 1/64 (proofs_notes/integrator.md, I6).
 
     Parameters
     ----------
@@ -232,9 +233,8 @@ def _tight_tube(field: AttentionField, tube: np.ndarray, jP: list[np.ndarray],
     poly = _poly(field.backend, jP, bk.interval(Fraction(0), h)).reshape(N)
     out = np.empty(N, dtype=object)
     for i in range(N):
-        fine = poly[i] + remainder[i] + bk.interval(-delta, delta)
-        lo = max(bk.bounds(fine)[0], bk.bounds(tube[i])[0])
-        hi = min(bk.bounds(fine)[1], bk.bounds(tube[i])[1])
+        (flo, fhi), (tlo, thi) = bk.bounds(poly[i] + remainder[i]), bk.bounds(tube[i])
+        lo, hi = max(flo - delta, tlo), min(fhi + delta, thi)
         out[i] = bk.interval(lo, hi) if lo <= hi else tube[i]
     return out
 
@@ -299,7 +299,7 @@ def taylor_step(field: AttentionField, S: LohnerSet, t0: Fraction, h_max: Fracti
     F0 = field.velocity(Y, t0, leaders).reshape(N) if jacobian != "taylor" else None
     side = bk.interval(-rho, rho)
     apriori = np.empty(N, dtype=object)  # Re(c + D·a + W) encloses y on [0, ρ]
-    for i, v in enumerate(pri.hull(bk, bk.complex_box(side, side)).flat):
+    for i, v in enumerate(pri.hull(bk.complex_box(side, side)).flat):
         apriori[i] = bk.re_im(v)[0]
     while True:
         qh = h / rho
@@ -332,7 +332,7 @@ def taylor_step(field: AttentionField, S: LohnerSet, t0: Fraction, h_max: Fracti
             tube[i] = Y.flat[i] + F0[i] * bk.interval(Fraction(0), h) + \
                 bk.interval(-M[i] * tail2, M[i] * tail2)
         t_int = bk.interval(t0, t0 + h)
-        tube = _tight_tube(field, tube, jP, remainder, Y.reshape(N) - c.reshape(N), t_int, h)
+        tube = _tight_tube(field, tube, jP, remainder, (Y - c).reshape(N), t_int, h)
         apriori[:] = tube
         M_lin = variational_bound(field, tube.reshape(n, d), t_int, h)
         # The variational S is exact only to O(h²): its width multiplies the set at

@@ -103,10 +103,11 @@ class Field:
         """F over the box Z, shape (n, d), centred form λ Σ_j P_ij (z_j − z_i)
         (+ λz_i for x); ``diffs`` as in :meth:`attention`."""
         diffs = diffs if diffs is not None else (lambda k: Z - Z[k])
-        P = self.attention(Z, c, diffs)
+        Dk = [diffs(k) for k in range(self.n)]  # once: attention needs them all too
+        P = self.attention(Z, c, Dk.__getitem__)
         out = np.empty(Z.shape, dtype=object)
         for i in range(self.n):
-            Di = diffs(i)
+            Di = Dk[i].copy()
             Di[i] = [Ball(0, 0)] * self.d  # z_i − z_i = 0 exactly, not a ball of radius 2r
             drift = P[i].dot(Di)
             if self.variable == "x":

@@ -240,12 +240,16 @@ def check_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, order: int
     rem = np.array([interval(-m * f, m * f) for m in M], dtype=object)
     tube = _tight_tube(field, tube, jets, rem, Y - S.c, t0, h)
     Mlin = _variational(field, tube.reshape(n, d), t0, h, where)
-    hb = const(h)
-    T = jets[-1]
-    for cf in reversed(jets[:-1]):
-        T = T * hb + cf
-    T = T.reshape(N)
+    T = _horner(jets, const(h)).reshape(N)
     return _lohner_check(S, T, Mlin, rem, parse_set(stored, N, where + ".set"), where)
+
+
+def _horner(coeffs: list, x: Ball) -> np.ndarray:
+    """Σ_k coeffs[k]·x^k by Horner's rule (x a point or an interval of times)."""
+    acc = coeffs[-1]
+    for cf in reversed(coeffs[:-1]):
+        acc = acc * x + cf
+    return acc
 
 
 def _tight_tube(field: Field, tube: np.ndarray, jets: list, rem: np.ndarray,
@@ -261,10 +265,7 @@ def _tight_tube(field: Field, tube: np.ndarray, jets: list, rem: np.ndarray,
         return tube
     dev = Fraction(max(x.abs_hi() for x in offset), 1 << P)
     delta = dev / (1 - L * h)
-    span = interval(Fraction(0), h)
-    poly = jets[-1]
-    for cf in reversed(jets[:-1]):
-        poly = poly * span + cf
+    poly = _horner(jets, interval(Fraction(0), h))
     out = []
     for p, r, old in zip(poly.reshape(-1), rem, tube):
         fine = p + r + interval(-delta, delta)
