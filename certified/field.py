@@ -88,12 +88,26 @@ class AttentionSeries:
         self.E: list[np.ndarray] = []
         self.Zs: list[np.ndarray] = []
         self.P: list[np.ndarray] = []
+        self._natives: dict[tuple[int, bool], list] = {}
+        self._stacks: dict[str, np.ndarray] = {key: np.empty((0,), dtype=object)
+                                               for key in ("mU", "E", "Zs", "P")}
 
-    def _cauchy(self, left: list[np.ndarray], right: list[np.ndarray], k: int) -> np.ndarray:
-        """Σ_{a=0}^{k} left[a] @ right[k − a] as one stacked matrix product."""
-        L = np.concatenate([left[a] for a in range(k + 1)], axis=1)
-        R = np.concatenate([right[k - a] for a in range(k + 1)], axis=0)
-        return self.field.backend.matmul(L, R)
+    def _native(self, series: list[np.ndarray], transpose: bool = False) -> list:
+        """The backend-native forms of a coefficient list, converted once each (cached
+        by the list's identity: the lists only ever grow)."""
+        key = (id(series), transpose)
+        nat = self._natives.setdefault(key, [])
+        bk = self.field.backend
+        for a in series[len(nat):]:
+            nat.append(bk.native(a.T.copy() if transpose else a))
+        return nat
+
+    def _cauchy(self, left: list[np.ndarray], right: list[np.ndarray], k: int,
+                transpose_right: bool = False) -> np.ndarray:
+        """Σ_{a=0}^{k} left[a] @ right[k − a] (right[·]ᵀ with ``transpose_right``)."""
+        L = self._native(left)
+        R = self._native(right, transpose_right)
+        return self.field.backend.matmul_sum(L[:k + 1], R[k::-1])
 
     def advance(self, k: int) -> np.ndarray:
         """Coefficient k of the drift W (shape (n, d)); needs ``Z[0..k]``."""
@@ -111,24 +125,32 @@ class AttentionSeries:
             for c, rws in self.groups.items():
                 Uk[rws] = bk.matmul(G[0][rws], (Z[0] - Z[0][c]).T.copy())
         else:
-            Mk = self._cauchy(G, [z.T for z in Z], k)  # Σ_m G_m Z_{k−m}ᵀ: all scores
+            Mk = self._cauchy(G, Z, k, True)  # Σ_m G_m Z_{k−m}ᵀ: all scores
             Uk = Mk - Mk[np.arange(n), self.lead].reshape(n, 1)
         U.append(Uk)
+        # Stacks indexed by the order, so that the convolutions below are one
+        # vectorized object-array product of a slice and a reversed slice.
+        st = self._stacks
+        if k >= len(st["mU"]):
+            for key, shape in (("mU", (n, n)), ("E", (n, n)), ("Zs", (n, 1)), ("P", (n, n))):
+                grown = np.empty((2 * k + 2,) + shape, dtype=object)
+                if k:
+                    grown[:k] = st[key][:k]
+                st[key] = grown
+        st["mU"][k] = Uk * k
         if k == 0:
             E.append(bk.exp_array(Uk))
-        else:
-            # Σ_{m=1}^{k} m U_m E_{k−m} as one vectorized object-array operation
-            Us = np.stack([U[m] * m for m in range(1, k + 1)])
-            Es = np.stack([E[k - m] for m in range(1, k + 1)])
-            E.append((Us * Es).sum(axis=0) / k)
+        else:  # E_k = (1/k) Σ_{m=1}^{k} m U_m E_{k−m}
+            E.append((st["mU"][1:k + 1] * st["E"][k - 1::-1]).sum(axis=0) / k)
+        st["E"][k] = E[k]
         Zs.append(E[k].sum(axis=1).reshape(n, 1))
+        st["Zs"][k] = Zs[k]
         if k == 0:
             Pk = E[0] / Zs[0]
-        else:
-            Zst = np.stack([Zs[m] for m in range(1, k + 1)])
-            Pst = np.stack([P[k - m] for m in range(1, k + 1)])
-            Pk = (E[k] - (Zst * Pst).sum(axis=0)) / Zs[0]
+        else:  # Σ_m Zs_m P_{k−m} = E_k
+            Pk = (E[k] - (st["Zs"][1:k + 1] * st["P"][k - 1::-1]).sum(axis=0)) / Zs[0]
         P.append(Pk)
+        st["P"][k] = Pk
         W = self._cauchy(P, Z, k)
         return W - Z[k] if f.variable == "z" else W
 

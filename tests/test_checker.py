@@ -428,23 +428,36 @@ def test_wrong_velocity_is_rejected_at_its_step(cert):
 
 
 def test_checker_set_may_exclude_its_centre(cert):
-    """The case Lemma C4's hull is for: in the checker's arithmetic the set after some
-    step has an r excluding 0 (the stored centre is not in the set), yet the certificate
-    checks valid because each step works on c + A·hull(r, 0)."""
+    """The case Lemma C4's hull is for: the checker's set {c + A·r} may have an r that
+    excludes 0 (the stored centre c is then not in the set; it happens with some rounding
+    patterns). Constructed here on purpose: after step 3, c is moved by δ in one coordinate
+    and r replaced by r − A⁻¹e₀δ (a superset of the same set) with δ four times the widest
+    radius, so r excludes 0; step 4 must still check, because it works on c + A·hull(r, 0)."""
     from certified.checker.dynamics import Field
-    from certified.checker.replay import check_step, initial_set
+    from certified.checker.replay import LohnerSet, _inverse, check_step, initial_set
 
     set_scale(int(cert["integration"]["bits"]) + 64)
     X0 = [[F(x) for x in row] for row in cert["instance"]["X0"]]
     field = Field(F(1), [[F(1)]], len(X0), cert["integration"]["variable"])
     S = initial_set(X0)
     recs, steps = cert["integration"]["replay"]["records"], cert["integration"]["steps"]
-    excluded = 0
-    for k in range(min(12, len(recs))):
+
+    def step(S, k):
         rec = recs[k]
-        S = check_step(field, S, F(steps[k][0]), F(steps[k][1]), rec["order"],
-                       F(rec["rho"]), rec["apriori"], rec["set"], f"step {k}",
-                       rec.get("velocity"))
-        excluded += sum(not x.contains(Ball(0, 0)) for x in S.r)
-        assert S.box_with_centre()[0].contains(S.c[0])
-    assert excluded > 0
+        return check_step(field, S, F(steps[k][0]), F(steps[k][1]), rec["order"],
+                          F(rec["rho"]), rec["apriori"], rec["set"], f"step {k}",
+                          rec.get("velocity"))
+    for k in range(4):
+        S = step(S, k)
+    delta = 4 * max(x.abs_hi() for x in S.r)  # integer at the checker's scale: exact
+    c = S.c.copy()
+    c[0] = c[0] + Ball(delta, 0)
+    r = S.r - _inverse(S.A)[:, 0] * Ball(delta, 0)
+    moved = LohnerSet(c, S.A, r)
+    assert any(not x.contains(Ball(0, 0)) for x in moved.r)
+    assert moved.box_with_centre()[0].contains(moved.c[0])
+    out = step(moved, 4)  # raises CheckFailure if the hull were not taken
+    # Both enclose the same solutions at t4 + h4: every coordinate must overlap (intersect
+    # raises BallError on disjoint balls).
+    for a, b in zip(out.box(), step(S, 4).box()):
+        a.intersect(b)

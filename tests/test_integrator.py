@@ -382,3 +382,26 @@ def test_long_run_keeps_its_digits():
         assert float(bk.max_rad(box)) < 1e-30
         z = np.array(ref.tokens[-1], dtype=object).reshape(-1)
         assert all(contains(bk, b, v) for b, v in zip(box, z))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_matmul_sum_encloses_the_exact_sum_of_products(backend):
+    """Σ_a L_a R_a from backend-native operands (the jets' Cauchy products): contains the
+    exact rational result, with radius at rounding level, on both backends."""
+    from certified.arith import get_backend
+
+    bk = get_backend(backend)
+    rng = np.random.default_rng(3)
+    shapes = [((4, 3), (3, 5))] * 6
+    Ls = [[[F(int(v), 7) for v in row] for row in rng.integers(-50, 50, s)] for s, _ in shapes]
+    Rs = [[[F(int(v), 11) for v in row] for row in rng.integers(-50, 50, s)] for _, s in shapes]
+    exact = [[sum(L[i][c] * R[c][j] for L, R in zip(Ls, Rs) for c in range(3))
+              for j in range(5)] for i in range(4)]
+    with bk.workprec(100):
+        nat = lambda m: bk.native(bk.array(m))  # noqa: E731
+        out = bk.matmul_sum([nat(L) for L in Ls], [nat(R) for R in Rs])
+        assert out.shape == (4, 5)
+        for i in range(4):
+            for j in range(5):
+                assert contains_q(bk, out[i, j], exact[i][j])
+                assert width(bk, out[i, j]) < 1e-25

@@ -157,6 +157,17 @@ class Backend(abc.ABC):
         """Interval matrix product (object arrays, 2-D)."""
         return np.dot(a, b)
 
+    def native(self, a: np.ndarray) -> object:
+        """The backend's own form of a 2-D array, for repeated products (see
+        :meth:`matmul_sum`); object arrays here."""
+        return a
+
+    def matmul_sum(self, left: list, right: list) -> np.ndarray:
+        """Σ_a left[a] @ right[a] for matrices in :meth:`native` form, as an object array.
+
+        Here one product of the stacked blocks (one dot, one rounding per entry chain)."""
+        return self.matmul(np.concatenate(left, axis=1), np.concatenate(right, axis=0))
+
     @staticmethod
     def _map(fn, a: np.ndarray, dtype: type = object) -> np.ndarray:
         """Apply a scalar function entrywise, keeping the shape."""

@@ -89,6 +89,30 @@ class FlintBackend(Backend):
         out.flat[:] = m.entries()
         return out
 
+    def native(self, a: np.ndarray) -> object:
+        return self._mat(a)
+
+    def matmul_sum(self, left: list, right: list) -> np.ndarray:
+        # Each operand was converted to arb_mat once (native); the products and the sum
+        # run in C. Converting the stacked object arrays anew for every Cauchy product
+        # was 23% of a step's time on the (8, 3) benchmark.
+        acc = None
+        for ma, mb in zip(left, right):
+            if isinstance(ma, acb_mat) or isinstance(mb, acb_mat):
+                ma, mb = acb_mat(ma), acb_mat(mb)
+                if acc is not None and not isinstance(acc, acb_mat):
+                    acc = acb_mat(acc)
+            prod = ma * mb
+            if acc is None:
+                acc = prod
+            elif isinstance(prod, acb_mat) and not isinstance(acc, acb_mat):
+                acc = acb_mat(acc) + prod
+            else:
+                acc = acc + prod
+        out = np.empty((acc.nrows(), acc.ncols()), dtype=object)
+        out.flat[:] = acc.entries()
+        return out
+
     def exp_array(self, a: np.ndarray) -> np.ndarray:
         out = np.empty(a.shape, dtype=object)
         out.flat[:] = [v.exp() for v in a.flat]
