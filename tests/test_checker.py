@@ -15,6 +15,7 @@ import sys
 from fractions import Fraction as F
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -260,6 +261,39 @@ def test_ball_operations_contain_exact_results_and_stay_tight(a, b, ra, rb):
         for u in pts_x:
             for v in pts_y:
                 assert q.lo_q() <= u / v <= q.hi_q()
+
+
+@settings(max_examples=30)
+@given(seed=st.integers(0, 2 ** 32 - 1))
+def test_bdot_contains_products_of_points_and_stays_tight(seed):
+    """balls.bdot (the checker's N×N products): for points drawn inside every ball (corners
+    and interior), the exact product lies inside; the radius is the first-order bound plus
+    rounding units."""
+    from certified.checker.balls import bdot
+
+    set_scale(100)
+    rng = np.random.default_rng(seed)
+    mids = lambda s: [[F(int(v), 97) for v in row] for row in rng.integers(-300, 300, s)]  # noqa: E731
+    rads = lambda s: [[F(int(v), 1000) for v in row] for row in rng.integers(0, 4, s)]  # noqa: E731
+    Am, Ar, Bm, Br = mids((3, 4)), rads((3, 4)), mids((4, 2)), rads((4, 2))
+    A = np.array([[interval(m - r, m + r) for m, r in zip(mr, rr)] for mr, rr in zip(Am, Ar)])
+    B = np.array([[interval(m - r, m + r) for m, r in zip(mr, rr)] for mr, rr in zip(Bm, Br)])
+    C = bdot(A, B)
+    v = bdot(A, B[:, 0])  # matrix–vector
+    for _ in range(8):
+        pick = lambda M, R: [[m + r * int(rng.integers(-1, 2)) for m, r in zip(mr, rr)]  # noqa: E731
+                             for mr, rr in zip(M, R)]
+        a, b = pick(Am, Ar), pick(Bm, Br)
+        for i in range(3):
+            for j in range(2):
+                exact = sum(a[i][k] * b[k][j] for k in range(4))
+                assert C[i, j].lo_q() <= exact <= C[i, j].hi_q()
+            assert v[i].lo_q() <= sum(a[i][k] * b[k][0] for k in range(4)) <= v[i].hi_q()
+    for i in range(3):
+        for j in range(2):
+            first = sum(abs(Am[i][k]) * Br[k][j] + Ar[i][k] * abs(Bm[k][j]) + Ar[i][k] * Br[k][j]
+                        for k in range(4))
+            assert (C[i, j].hi_q() - C[i, j].lo_q()) / 2 <= first + F(40, 2 ** 100) * 300
 
 
 @settings(max_examples=40)

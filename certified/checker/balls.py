@@ -22,8 +22,10 @@ from fractions import Fraction
 from math import isqrt
 
 import mpmath.libmp as L
+import numpy as np
 
-__all__ = ["Ball", "BallError", "CBall", "scale", "set_scale", "const", "interval", "one"]
+__all__ = ["Ball", "BallError", "CBall", "bdot", "scale", "set_scale", "const", "interval",
+           "one"]
 
 _P = 200  # fixed-point scale: one unit is 2^-P
 
@@ -353,3 +355,28 @@ class CBall:
         return root if root * root == s else root + 1
 
 
+
+
+def bdot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """The matrix (or matrix–vector) product of arrays of real :class:`Ball`.
+
+    Each entry is Σ_k a_k b_k with a_k = (m_k ± r_k)·2^−P: the exact value lies within
+    (Σ|m_k| s_k + r_k|n_k| + r_k s_k)·2^−2P of (Σ m_k n_k)·2^−2P (b_k = (n_k ± s_k)·2^−P),
+    summed exactly in integers and rounded once: the midpoint by a floor (< 1 unit, hence
+    the + 1), the radius up (Lemma C1). The same bound as entrywise :class:`Ball` products
+    when one factor is a point; for two wide factors it may exceed the end-point product by
+    at most the r·s term. Integer arrays instead of Ball objects: ≈ 20× faster for the
+    N×N products of the Lohner and variational checks.
+    """
+    if A.ndim == 0 or B.ndim == 0:
+        raise ValueError("bdot needs arrays")
+    mid = lambda X: np.array([x.m for x in X.flat], dtype=object).reshape(X.shape)  # noqa: E731
+    rad = lambda X: np.array([x.r for x in X.flat], dtype=object).reshape(X.shape)  # noqa: E731
+    am, ar, bm, br = mid(A), rad(A), mid(B), rad(B)
+    m = am.dot(bm)
+    r = abs(am).dot(br) + ar.dot(abs(bm)) + ar.dot(br)
+    if np.ndim(m) == 0:
+        return Ball(int(m) >> _P, _ceil_shift(int(r), _P) + 1)
+    out = np.empty(m.shape, dtype=object)
+    out.flat[:] = [Ball(x >> _P, _ceil_shift(y, _P) + 1) for x, y in zip(m.flat, r.flat)]
+    return out

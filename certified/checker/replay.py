@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .balls import Ball, BallError, CBall, const, interval, one, scale
+from .balls import Ball, BallError, CBall, bdot, const, interval, one, scale
 from .dynamics import Field, _zeros
 from .errors import CheckFailure
 
@@ -84,15 +84,15 @@ class LohnerSet:
     r: np.ndarray
 
     def box(self) -> np.ndarray:
-        return self.c + self.A.dot(self.r)
+        return self.c + bdot(self.A, self.r)
 
     def box_with_centre(self) -> np.ndarray:
         """c + A·hull(r, 0): a box containing the set and its centre c."""
-        return self.c + self.A.dot(np.array([x.union(Ball(0, 0)) for x in self.r],
-                                            dtype=object))
+        return self.c + bdot(self.A, np.array([x.union(Ball(0, 0)) for x in self.r],
+                                              dtype=object))
 
     def linear_image(self, M: np.ndarray) -> np.ndarray:
-        return M.dot(self.c) + M.dot(self.A).dot(self.r)
+        return bdot(M, self.c) + bdot(bdot(M, self.A), self.r)
 
 
 def initial_set(X0: list[list[Fraction]]) -> LohnerSet:
@@ -109,7 +109,7 @@ def _inverse(A: np.ndarray) -> np.ndarray:
     P = scale()
     Af = np.array([[x.mid_float() for x in row] for row in A])
     R = np.vectorize(_exact, otypes=[object])(np.linalg.inv(Af))
-    E = _identity(N) - R.dot(A)
+    E = _identity(N) - bdot(R, A)
     eps = Fraction(max(sum(x.abs_hi() for x in row) for row in E), 1 << P)
     normR = Fraction(max(sum(x.abs_hi() for x in row) for row in R), 1 << P)
     if eps >= Fraction(1, 2):
@@ -125,9 +125,9 @@ def _lohner_check(S: LohnerSet, T: np.ndarray, Mlin: np.ndarray, extra: np.ndarr
     """y₁ ∈ T + Mlin·A·r + extra for every y₀ = c + A·r, r ∈ S.r. In the stored
     coordinates (c₁, A₁): y₁ = c₁ + A₁ρ with ρ ∈ r₁' := A₁⁻¹Mlin A·r + A₁⁻¹(T − c₁ + extra)
     (Lemma C4). Verify r₁' ⊆ stored r₁ and return the checker's own set (c₁, A₁, r₁')."""
-    M = Mlin.dot(S.A)
+    M = bdot(Mlin, S.A)
     A1inv = _inverse(out.A)
-    r1 = A1inv.dot(M).dot(S.r) + A1inv.dot((T - out.c) + extra)
+    r1 = bdot(bdot(A1inv, M), S.r) + bdot(A1inv, (T - out.c) + extra)
     for i, (mine, claim) in enumerate(zip(r1, out.r)):
         if not claim.contains(mine):
             raise CheckFailure(f"{where}.set.r[{i}]",
@@ -145,9 +145,9 @@ def _variational(field: Field, tube: np.ndarray, t0: Fraction, h: Fraction, wher
     hK = K * interval(Fraction(0), h)
     J = I + hK
     for _ in range(8):
-        nxt = I + hK.dot(J)
+        nxt = I + bdot(hK, J)
         if all(a.contains(b) for a, b in zip(J.flat, nxt.flat)):
-            return I + (K * const(h)).dot(J)
+            return I + bdot(K * const(h), J)
         # Widen by 1/4 of the radius plus 2^-20 of the row's largest radius: entries
         # near 0 that are fed by wider ones through the coupling need room of that size.
         grown = np.empty(J.shape, dtype=object)
