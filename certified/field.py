@@ -89,8 +89,12 @@ class AttentionSeries:
         self.Zs: list[np.ndarray] = []
         self.P: list[np.ndarray] = []
         self._natives: dict[tuple[int, bool], list] = {}
-        self._stacks: dict[str, np.ndarray] = {key: np.empty((0,), dtype=object)
-                                               for key in ("mU", "E", "Zs", "P")}
+        # The same coefficients stacked by order (advance(k) needs k < order), so that the
+        # exp and quotient convolutions are one product of a slice and a reversed slice.
+        n = field.n
+        self._stacks = {key: np.empty((order + 1,) + shape, dtype=object)
+                        for key, shape in (("mU", (n, n)), ("E", (n, n)), ("Zs", (n, 1)),
+                                           ("P", (n, n)))}
 
     def _native(self, series: list[np.ndarray], transpose: bool = False) -> list:
         """The backend-native forms of a coefficient list, converted once each (cached
@@ -128,15 +132,7 @@ class AttentionSeries:
             Mk = self._cauchy(G, Z, k, True)  # Σ_m G_m Z_{k−m}ᵀ: all scores
             Uk = Mk - Mk[np.arange(n), self.lead].reshape(n, 1)
         U.append(Uk)
-        # Stacks indexed by the order, so that the convolutions below are one
-        # vectorized object-array product of a slice and a reversed slice.
         st = self._stacks
-        if k >= len(st["mU"]):
-            for key, shape in (("mU", (n, n)), ("E", (n, n)), ("Zs", (n, 1)), ("P", (n, n))):
-                grown = np.empty((2 * k + 2,) + shape, dtype=object)
-                if k:
-                    grown[:k] = st[key][:k]
-                st[key] = grown
         st["mU"][k] = Uk * k
         if k == 0:
             E.append(bk.exp_array(Uk))

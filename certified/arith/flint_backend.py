@@ -96,19 +96,11 @@ class FlintBackend(Backend):
         # Each operand was converted to arb_mat once (native); the products and the sum
         # run in C. Converting the stacked object arrays anew for every Cauchy product
         # was 23% of a step's time on the (8, 3) benchmark.
-        acc = None
-        for ma, mb in zip(left, right):
-            if isinstance(ma, acb_mat) or isinstance(mb, acb_mat):
-                ma, mb = acb_mat(ma), acb_mat(mb)
-                if acc is not None and not isinstance(acc, acb_mat):
-                    acc = acb_mat(acc)
-            prod = ma * mb
-            if acc is None:
-                acc = prod
-            elif isinstance(prod, acb_mat) and not isinstance(acc, acb_mat):
-                acc = acb_mat(acc) + prod
-            else:
-                acc = acc + prod
+        if any(isinstance(m, acb_mat) for m in left + right):  # arb_mat · acb_mat refused
+            left, right = [acb_mat(m) for m in left], [acb_mat(m) for m in right]
+        acc = left[0] * right[0]
+        for ma, mb in zip(left[1:], right[1:]):
+            acc = acc + ma * mb
         out = np.empty((acc.nrows(), acc.ncols()), dtype=object)
         out.flat[:] = acc.entries()
         return out
