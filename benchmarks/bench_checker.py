@@ -2,10 +2,13 @@
 Python integers + mpmath), in one process, on the shipped examples and on the (8, 3)
 instance of bench_integrator.py.
 
-Reports per case: verdict, replayed steps, production wall time, checking wall time,
-their ratio, certificate size, and whether it checked valid.
+Reports per case: verdict, replayed steps, production wall time, checking wall time with
+each number of worker processes asked for (``--workers 1 2``: the sequential replay and
+the chunked one of Lemma C12), their ratios to production, certificate size, and whether
+it checked valid.
 
-Run: ``python benchmarks/bench_checker.py [--quick | --only-83] [--budget 120]``
+Run: ``python benchmarks/bench_checker.py [--quick | --only-83] [--budget 120]
+[--workers 1 2]``
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ def main() -> None:
     ap.add_argument("--skip-83", action="store_true")
     ap.add_argument("--only-83", action="store_true",
                     help="only the (8, 3) instance of bench_integrator.py")
+    ap.add_argument("--workers", type=int, nargs="+", default=[1],
+                    help="check once per value, with that many processes")
     args = ap.parse_args()
     digits = 15 if args.quick else 30
     cases = [] if args.only_83 else [
@@ -47,8 +52,9 @@ def main() -> None:
         for name, thm in (EXAMPLES[:2] if args.quick else EXAMPLES)]
     if not args.quick and not args.skip_83:
         cases.append(("(8,3) V=Q=K=I, T<=3", "3.1", integrator_instance(8, 3)))
-    print(f"| case | verdict | steps | produce (s) | check (s) | check/produce | size (MB) "
-          f"| valid |\n|---|---|---|---|---|---|---|---|", flush=True)
+    cols = "".join(f" check, {w} proc. (s) | check/produce |" for w in args.workers)
+    print(f"| case | verdict | steps | produce (s) |{cols} size (MB) | valid |\n"
+          f"|---|---|---|---|{'---|---|' * len(args.workers)}---|---|", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         for name, thm, inst in cases:
             t0 = time.perf_counter()
@@ -60,12 +66,15 @@ def main() -> None:
             with open(path, "w") as fh:
                 json.dump(cert, fh)
             size = os.path.getsize(path) / 1e6
-            t0 = time.perf_counter()
-            rep = check_file(path)
-            check = time.perf_counter() - t0
-            print(f"| {name} | {v.verdict} | {rep.steps_checked} | {produce:.1f} | "
-                  f"{check:.1f} | {check / produce:.2f} | {size:.2f} | "
-                  f"{'yes' if rep.valid else 'NO: ' + rep.message[:80]} |", flush=True)
+            row, valid = "", []
+            for w in args.workers:
+                t0 = time.perf_counter()
+                rep = check_file(path, workers=w)
+                check = time.perf_counter() - t0
+                row += f" {check:.1f} | {check / produce:.2f} |"
+                valid.append("yes" if rep.valid else "NO: " + rep.message[:80])
+            print(f"| {name} | {v.verdict} | {rep.steps_checked} | {produce:.1f} |{row} "
+                  f"{size:.2f} | {', '.join(valid)} |", flush=True)
 
 
 if __name__ == "__main__":

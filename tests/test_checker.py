@@ -267,8 +267,8 @@ def test_ball_operations_contain_exact_results_and_stay_tight(a, b, ra, rb):
 @given(seed=st.integers(0, 2 ** 32 - 1))
 def test_bdot_contains_products_of_points_and_stays_tight(seed):
     """balls.bdot (the checker's N×N products): for points drawn inside every ball (corners
-    and interior), the exact product lies inside; the radius is the first-order bound plus
-    rounding units."""
+    and interior), the exact product lies inside; the radius is the first-order bound, up
+    to binary64's accounted roundings, plus rounding units."""
     from certified.checker.balls import bdot
 
     set_scale(100)
@@ -293,7 +293,9 @@ def test_bdot_contains_products_of_points_and_stays_tight(seed):
         for j in range(2):
             first = sum(abs(Am[i][k]) * Br[k][j] + Ar[i][k] * abs(Bm[k][j]) + Ar[i][k] * Br[k][j]
                         for k in range(4))
-            assert (C[i, j].hi_q() - C[i, j].lo_q()) / 2 <= first + F(40, 2 ** 100) * 300
+            # radius terms in binary64 (Lemma C1f): a relative inflation below 2^-44
+            assert (C[i, j].hi_q() - C[i, j].lo_q()) / 2 <= \
+                first * (1 + F(1, 2 ** 44)) + F(40, 2 ** 100) * 300
 
 
 @settings(max_examples=40)
@@ -317,6 +319,39 @@ def test_complex_exp_and_reciprocal_contain_mpmath_values(re, im, r):
                     rec = z.recip()
                     assert rec.re.lo_q() - F(1, 10 ** 40) <= F(str(iw.real)) <= rec.re.hi_q() + F(1, 10 ** 40)
                     assert rec.im.lo_q() - F(1, 10 ** 40) <= F(str(iw.imag)) <= rec.im.hi_q() + F(1, 10 ** 40)
+
+
+@settings(max_examples=40)
+@given(re=st.fractions(0, 60), im=st.fractions(-3, 3), r=st.fractions(0, F(1, 2)))
+def test_exp_pair_contains_both_exponentials_as_tight_as_two_exps(re, im, r):
+    """Ball/CBall.exp_pair (the attention's shared exponentials, Lemma C2), on the side the
+    attention exponentiates (real midpoint ≥ 0): e^w and e^−w contain mpmath's values at
+    the corners and centre; e^−w (from the reciprocal) is at most 1 + 1e-20 times as wide
+    as (−w).exp() plus 8 units."""
+    import mpmath
+
+    set_scale(160)
+    unit = F(1, 2 ** 160)
+    w = CBall(interval(re - r, re + r), interval(im - r, im + r))
+    for z, (p, q) in ((w, w.exp_pair()), (w.re, w.re.exp_pair())):
+        direct = (-z).exp()
+        for a, b in ((p, z.exp()), (q, direct)):
+            for part_a, part_b in ((a.re, b.re), (a.im, b.im)) if isinstance(a, CBall) \
+                    else ((a, b),):
+                assert part_a.hi_q() - part_a.lo_q() <= \
+                    (part_b.hi_q() - part_b.lo_q()) * (1 + F(1, 10 ** 20)) + 8 * unit
+        with mpmath.workdps(80):
+            for dr in (-r, 0, r):
+                for di in (-r, 0, r):
+                    x = mpmath.mpf((re + dr).numerator) / (re + dr).denominator
+                    y = mpmath.mpf((im + di).numerator) / (im + di).denominator
+                    v = mpmath.mpc(x, y) if isinstance(z, CBall) else x
+                    for ball, val in ((p, mpmath.exp(v)), (q, mpmath.exp(-v))):
+                        parts = ((ball.re, mpmath.re(val)), (ball.im, mpmath.im(val))) \
+                            if isinstance(ball, CBall) else ((ball, val),)
+                        for bb, vv in parts:
+                            assert bb.lo_q() <= F(mpmath.nstr(vv, 70)) + F(1, 10 ** 60)
+                            assert F(mpmath.nstr(vv, 70)) - F(1, 10 ** 60) <= bb.hi_q()
 
 
 def test_exp_is_tight_and_const_is_exact_for_dyadics():
@@ -495,3 +530,134 @@ def test_checker_set_may_exclude_its_centre(cert):
     # raises BallError on disjoint balls).
     for a, b in zip(out.box(), step(S, 4).box()):
         a.intersect(b)
+
+
+# -- chunked replay on several processes (Lemma C12) ----------------------------------------------
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_chunked_replay_agrees_with_the_sequential_one(cert, workers):
+    one = check_certificate(copy.deepcopy(cert))
+    many = check_certificate(copy.deepcopy(cert), workers=workers)
+    assert one.valid and many.valid, (one.message, many.message)
+    assert (many.message, many.steps_checked) == (one.message, one.steps_checked)
+
+
+@settings(max_examples=4, deadline=None)
+@given(st.data())
+def test_chunked_replay_reports_the_sequential_first_failure(cert, data):
+    """Two steps tampered, one in each of the last two chunks of a 3-way split: the report
+    names the earlier one, as the sequential replay does."""
+    c = copy.deepcopy(cert)
+    recs = c["integration"]["replay"]["records"]
+    third = len(recs) // 3
+    ks = [data.draw(st.integers(third + 2, 2 * third - 1), label="first"),
+          data.draw(st.integers(2 * third + 2, len(recs) - 1), label="second")]
+    for k in ks:
+        lo, hi = (F(x) for x in recs[k]["set"]["r"][0])
+        mid, rad = (lo + hi) / 2, (hi - lo) / 2
+        recs[k]["set"]["r"][0] = [str(mid - rad / 100), str(mid + rad / 100)]
+    redigest(c)
+    seq, par = check_certificate(copy.deepcopy(c)), check_certificate(c, workers=3)
+    assert not par.valid and par.message == seq.message
+    assert par.message.startswith(f"integration.replay[{ks[0]}].set.r[0]")
+
+
+def test_chunked_replay_falls_back_when_a_restart_fails(cert):
+    """The stored set that ends chunk 0 inflated 10⁶-fold: still a valid certificate (the
+    checker's own set is inside it, and the next step starts from that own set), but a
+    chunk restarted from it cannot fit the next stored set. The chunk fails, and the
+    sequential re-run from chunk 0's own set decides: valid."""
+    from certified.checker import replay as R
+    from certified.checker.dynamics import Field
+
+    c = copy.deepcopy(cert)
+    recs, steps = c["integration"]["replay"]["records"], c["integration"]["steps"]
+    cut = len(recs) // 2  # where workers=2 cuts
+    r = recs[cut - 1]["set"]["r"]
+    for i, (lo, hi) in enumerate(r):
+        mid, rad = (F(lo) + F(hi)) / 2, (F(hi) - F(lo)) / 2
+        r[i] = [str(mid - rad * 10**6), str(mid + rad * 10**6)]
+    redigest(c)
+    set_scale(int(c["integration"]["bits"]) + 64)
+    field = Field(F(1), [[F(1)]], 3, c["integration"]["variable"])
+    try:
+        R._JOB = (field, steps, recs, 3)
+        assert R._chunk(cut, len(recs))[0] == "fail"
+        R._JOB = (field, steps, cert["integration"]["replay"]["records"], 3)
+        assert R._chunk(cut, len(recs))[0] == "ok"  # the untouched certificate restarts
+    finally:
+        R._JOB = None
+    rep = check_certificate(c, workers=2)
+    assert rep.valid, rep.message
+    assert rep.steps_checked == len(recs)
+
+
+def test_cli_check_workers_option(cert, tmp_path, capsys):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(cert))
+    assert main(["check", "--workers", "2", str(good)]) == 0
+    assert json.loads(capsys.readouterr().out)["valid"] is True
+    assert main(["check", "--workers", "0", str(good)]) == 2
+    err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert len(err) == 1 and "--workers" in err[0]
+
+
+# -- radius bounds in binary64 (Lemma C1f) --------------------------------------------------------
+
+@pytest.mark.parametrize("box", [False, True])
+def test_checker_jets_with_float_or_exact_radii_enclose_a_600_bit_reference(box):
+    """The checker's Taylor jets, radius terms in binary64 or in integers, against the
+    producer's recurrences run at 600 bits on the mpmath backend (an independent
+    implementation; its radii ≈ 1e-170): every reference ball lies in both, and the binary64
+    radii are close to the exact-integer ones (measured: 1 + 4e-10 on boxes, 1.26 on
+    points, whose radii are a few rounding units)."""
+    from certified.arith import get_backend
+    from certified.checker.balls import ExactRadii, FloatRadii
+    from certified.checker.dynamics import Field
+    from certified.field import AttentionField
+
+    X0 = [[F(3, 4), F(-1, 2)], [F(-1, 3), F(1, 5)], [F(1, 7), F(2, 3)]]
+    B = [[F(1), F(1, 3)], [F(-1, 2), F(2)]]  # QᵀK for Q = I, K = B: not symmetric
+    inst = Instance.create(V=[[1, 0], [0, 1]], Q=[[1, 0], [0, 1]], K=B, X0=X0)
+    t0, K = F(1, 3), 24
+    bk = get_backend("mpmath")
+    with bk.workprec(600):
+        ref = AttentionField(inst, bk, "z").jets(bk.array(X0), t0, K)
+        refq = [[bk.bounds(x) for x in c.flat] for c in ref]  # exact end points
+    set_scale(180)
+    Z0 = np.array([[const(x) for x in row] for row in X0], dtype=object)
+    if box:  # a box of radius 2^-150 around each token
+        Z0 = np.array([[Ball(x.m, 1 << 30) for x in row] for row in Z0], dtype=object)
+    field = Field(F(1), B, 3, "z")
+    fl, ex = field._jets(Z0, t0, K, FloatRadii()), field._jets(Z0, t0, K, ExactRadii())
+    assert [x.m for c in field.jets(Z0, t0, K) for x in c.flat] == [x.m for c in fl for x in c.flat]
+    for k in range(K + 1):
+        for a, b, q in zip(fl[k].flat, ex[k].flat, refq[k]):
+            assert a.lo_q() <= q[0] and q[1] <= a.hi_q(), k  # the reference ball inside
+            assert b.lo_q() <= q[0] and q[1] <= b.hi_q(), k
+            # Boxes: the same radii up to 2^-25 (relative). Points: radii of a few units,
+            # where the + 1 of each rounding compounds through the recurrence: ≤ 1.3×.
+            assert a.r <= b.r * (1 + 2.0 ** -25 if box else 1.3) + 4, (k, a.r, b.r)
+
+
+def test_float_radii_overflow_falls_back_to_integers():
+    """Bounds beyond binary64 raise RadiusOverflow inside FloatRadii; bdot and jets then use
+    integers, so a scale of 1100 bits (where binary64 cannot hold 2^-P) still encloses."""
+    from certified.checker.balls import FloatRadii, RadiusOverflow, bdot
+
+    with pytest.raises(RadiusOverflow):
+        FloatRadii().mag(np.array([1 << 1100], dtype=object))
+    with pytest.raises(RadiusOverflow):
+        FloatRadii().to_ints(np.array([np.inf]))
+    for P in (200, 900, 1100):  # binary64 radii; overflow inside bdot (|m| ≈ 2^1534); integers
+        set_scale(P)
+        big = F(3) ** 400  # ≈ 2^634: its scaled midpoint overflows binary64 for P ≥ 390
+        # (dyadic factors, exact at both scales: the width is the interval product's own)
+        A = np.array([[interval(big - 1, big + 1), const(F(3, 8))]], dtype=object)
+        Bv = np.array([const(F(1, 4)), interval(F(-1), F(1))], dtype=object)
+        c = bdot(A, Bv)[0]
+        for a0 in (big - 1, big + 1):
+            for b1 in (F(-1), F(1)):
+                exact = a0 * F(1, 4) + F(3, 8) * b1
+                assert c.lo_q() <= exact <= c.hi_q()
+        assert c.hi_q() - c.lo_q() <= 2 * (F(1, 4) + F(3, 8)) * (1 + F(1, 2 ** 40)) + F(1, 2 ** 100)

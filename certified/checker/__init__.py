@@ -87,10 +87,13 @@ def _scalar(V: list[list[Fraction]]) -> Fraction | None:
     return lam if ok else None
 
 
-def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None = None
-                      ) -> Report:
+def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None = None,
+                      workers: int = 1) -> Report:
     """Re-verify a parsed certificate. Raises :class:`Malformed` if it cannot be read;
-    returns a :class:`Report` (invalid with the first failure, or valid)."""
+    returns a :class:`Report` (invalid with the first failure, or valid).
+
+    ``workers`` > 1 replays contiguous chunks of the steps in that many processes
+    (:func:`.replay.replay_steps`, Lemma C12); the outcome is the same as with 1."""
     t_start = time.perf_counter()
     _schema_check(obj)
     steps_checked = 0
@@ -176,11 +179,22 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
         if lf is not None and (field.variable != "z" or lf["T"] != t_end):
             raise CheckFailure("tail_lemma.T", f"the end of the replay, t = {t_end} (in z)",
                                str(lemma["T"]))
-        S = replay_steps(field, X0, integ["steps"], records, t_end, progress)
+
+        def at_T(S: Any) -> None:
+            """The lemma's boxes must contain the replayed enclosure at T."""
+            if lf is not None:
+                check_enclosure_at_T(lf, S)
+            elif pn is not None:
+                check_paranormal_enclosure(pn, S, n, d)
+            elif pb is not None:
+                check_enclosure_at_T({"leader": list(range(n)), "boxes": pb["boxes"],
+                                      "diffs": {}}, S)
+            elif kind.startswith("T6"):
+                _check_t6(lemma, lam, B, n, S, t_end, field.variable)
+
+        replay_steps(field, X0, integ["steps"], records, t_end, progress, workers, at_T)
         steps_checked = len(records)
-        # Finally, the lemma's boxes must contain the replayed enclosure at T.
         if lf is not None:
-            check_enclosure_at_T(lf, S)
             if audit is not None:
                 leaders = sorted(set(lf["leader"]))
                 P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
@@ -190,22 +204,18 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
             msg = (f"valid: {steps_checked} steps re-verified to t = {t_end}; Lemma T4 "
                    f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
         elif pn is not None:
-            check_paranormal_enclosure(pn, S, n, d)
             if audit is not None:
                 judge_claims(audit["record"], audit["claims"],
                              {"conclusion": (obj["theorem"], obj["verdict"])})
             msg = (f"valid: {steps_checked} steps re-verified to t = {t_end} (in x); Lemma T8 "
                    f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
         elif pb is not None:
-            check_enclosure_at_T({"leader": list(range(n)), "boxes": pb["boxes"], "diffs": {}},
-                                 S)
             if audit is not None:
                 judge_claims(audit["record"], audit["claims"],
                              {"conclusion": (obj["theorem"], obj["verdict"])})
             msg = (f"valid: {steps_checked} steps re-verified to t = {t_end} (in x); Lemma T7 "
                    f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
         elif kind.startswith("T6"):
-            _check_t6(lemma, lam, B, n, S, t_end, field.variable)
             msg = (f"valid: {steps_checked} steps re-verified to t = {t_end}; Lemma T6 "
                    "bound re-checked; verdict 'undecided'")
         else:
@@ -316,7 +326,8 @@ def _check_exact_audit(obj: dict, lemma: dict, kind: str, V: list, B: list, X0: 
     return facts
 
 
-def check_file(path: str, progress: Callable[[int, Fraction], None] | None = None) -> Report:
+def check_file(path: str, progress: Callable[[int, Fraction], None] | None = None,
+               workers: int = 1) -> Report:
     """Read and check a certificate file (:class:`Malformed` if it is not readable JSON)."""
     try:
         with open(path, encoding="utf-8") as fh:
@@ -325,4 +336,4 @@ def check_file(path: str, progress: Callable[[int, Fraction], None] | None = Non
         raise Malformed(f"cannot read {path}: {exc.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise Malformed(f"{path} is not JSON: {exc}") from None
-    return check_certificate(obj, progress)
+    return check_certificate(obj, progress, workers)

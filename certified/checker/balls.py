@@ -24,8 +24,8 @@ from math import isqrt
 import mpmath.libmp as L
 import numpy as np
 
-__all__ = ["Ball", "BallError", "CBall", "bdot", "scale", "set_scale", "const", "interval",
-           "one"]
+__all__ = ["Ball", "BallError", "CBall", "ExactRadii", "FloatRadii", "RadiusOverflow", "bdot",
+           "scale", "set_scale", "const", "interval", "one"]
 
 _P = 200  # fixed-point scale: one unit is 2^-P
 
@@ -202,6 +202,12 @@ class Ball:
         hi = _mpf_ceil_scaled(L.mpf_exp(b, prec, L.round_ceiling))
         return Ball.from_ends(lo, hi)
 
+
+    def exp_pair(self) -> tuple["Ball", "Ball"]:
+        """(e^x, e^−x): e^−x as the reciprocal of the ball of e^x (1/t is monotone, so the
+        end points map to end points; Lemma C2)."""
+        e = self.exp()
+        return e, (e.recip() if e.lo() > 0 else (-self).exp())  # lo 0: e^x below the scale
     def cos_sin(self) -> tuple["Ball", "Ball"]:
         a, b = self._ends_mpf()
         prec = _P + 32
@@ -344,6 +350,14 @@ class CBall:
         c, s = self.im.cos_sin()
         return CBall(e * c, e * s)
 
+    def exp_pair(self) -> tuple["CBall", "CBall"]:
+        """(e^z, e^−z) from one exp and one cos/sin: e^−z = e^−a(cos b − i sin b) with e^−a
+        the reciprocal of the ball of e^a (Lemma C2)."""
+        e = self.re.exp()
+        c, s = self.im.cos_sin()
+        ei = e.recip() if e.lo() > 0 else (-self.re).exp()  # lo 0: e^a below the scale
+        return CBall(e * c, e * s), CBall(ei * c, -(ei * s))
+
     def contains_interior(self, o: "CBall") -> bool:
         return self.re.contains_interior(o.re) and self.im.contains_interior(o.im)
 
@@ -353,6 +367,108 @@ class CBall:
         s = a * a + b * b
         root = isqrt(s)
         return root if root * root == s else root + 1
+
+
+class RadiusOverflow(ArithmeticError):
+    """A radius bound left the range of binary64: redo the computation in integers."""
+
+
+class ExactRadii:
+    """Radius bounds as Python integers at the scale 2^−P: exact (Lemma C1)."""
+
+    def mag(self, m: np.ndarray) -> np.ndarray:
+        """Upper bounds of |m| for an integer array m."""
+        return abs(m)
+
+    def of_ints(self, r: np.ndarray) -> np.ndarray:
+        return r
+
+    def to_ints(self, r: np.ndarray) -> np.ndarray:
+        return r
+
+    def zeros(self, shape: tuple) -> np.ndarray:
+        return np.zeros(shape, dtype=object)
+
+    def dot(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a.dot(b)
+
+    def prod_sum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Σ over axis 0 of a·b (broadcasting)."""
+        return (a * b).sum(axis=0)
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a + b
+
+    def sum(self, a: np.ndarray, axis: int) -> np.ndarray:
+        return a.sum(axis=axis)
+
+    def mul_int(self, a: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """a·w for nonnegative integers w."""
+        return a * w
+
+    def shift_up(self, a: np.ndarray, s: int) -> np.ndarray:
+        """⌈a / 2^s⌉ + 1: the radius of a product rounded to the scale (Lemma C1)."""
+        return -((-a) >> s) + 1
+
+    def div_up(self, a: np.ndarray, k: int) -> np.ndarray:
+        """⌈a / k⌉ + 1: the radius after the midpoint's floor division by k."""
+        return -((-a) // k) + 1
+
+
+def _up(x: np.ndarray, depth: int) -> np.ndarray:
+    """fl(x·(1 + (depth + 2)·2^−51)): ≥ every real that x approximates from below by at most
+    ``depth`` roundings to nearest of nonnegative, non-underflowing numbers (Lemma C1f)."""
+    return x * (1.0 + (depth + 2) * 2.0 ** -51)
+
+
+class FloatRadii(ExactRadii):
+    """Radius bounds as binary64 numbers at the scale 2^−P (Lemma C1f): every stored bound
+    is 0 or ≥ 1, so nothing underflows, and every rounded sum, product or dot product is
+    inflated by its number of roundings. Infinite or NaN bounds (overflow) raise
+    :class:`RadiusOverflow` at :meth:`to_ints`; the caller then uses :class:`ExactRadii`.
+    Only for scales P ≤ 1000 (so that 2^−P·(a bound ≥ 1) is a normal number)."""
+
+    def mag(self, m: np.ndarray) -> np.ndarray:
+        try:  # float(int) rounds to nearest once; _up makes it an upper bound
+            return _up(np.abs(m).astype(np.float64), 1)
+        except OverflowError:
+            raise RadiusOverflow("a midpoint beyond binary64") from None
+
+    of_ints = mag
+
+    def to_ints(self, r: np.ndarray) -> np.ndarray:
+        if not np.all(np.isfinite(r)):
+            raise RadiusOverflow("a radius bound beyond binary64")
+        out = np.empty(r.shape, dtype=object)
+        out.flat[:] = [int(x) + 1 for x in np.floor(r).flat]  # ≥ x, exact integers
+        return out
+
+    def zeros(self, shape: tuple) -> np.ndarray:
+        return np.zeros(shape)
+
+    def dot(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        # each term: 1 product and ≤ L − 1 additions, in any order (2 spare)
+        return _up(a.dot(b), a.shape[-1] + 2)
+
+    def prod_sum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        L = np.broadcast_shapes(a.shape, b.shape)[0]
+        return _up((a * b).sum(axis=0), L + 2)
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return _up(a + b, 1)
+
+    def sum(self, a: np.ndarray, axis: int) -> np.ndarray:
+        return _up(a.sum(axis=axis), a.shape[axis])
+
+    def mul_int(self, a: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return _up(a * w.astype(np.float64), 2)
+
+    def shift_up(self, a: np.ndarray, s: int) -> np.ndarray:
+        # a ≥ 1 (or 0), s ≤ 1000: a·2^−s is normal, so ldexp is exact; ceil is exact.
+        return _up(np.ceil(np.ldexp(a, -s)) + 1.0, 1)
+
+    def div_up(self, a: np.ndarray, k: int) -> np.ndarray:
+        return _up(np.ceil(_up(a / float(k), 1)) + 1.0, 1)
 
 
 def _parts(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -367,14 +483,24 @@ def bdot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     Each entry is Σ_k a_k b_k with a_k = (m_k ± r_k)·2^−P: the exact value lies within
     (Σ|m_k| s_k + r_k|n_k| + r_k s_k)·2^−2P of (Σ m_k n_k)·2^−2P (b_k = (n_k ± s_k)·2^−P),
     summed exactly in integers and rounded once: the midpoint by a floor (< 1 unit, hence
-    the + 1), the radius up (Lemma C1). The same bound as entrywise :class:`Ball` products
+    the + 1), the radius up (Lemma C1) — the radius terms in binary64 with every rounding
+    accounted for (Lemma C1f; in integers beyond binary64's range). The same bound as
+    entrywise :class:`Ball` products
     when one factor is a point; for two wide factors it may exceed the end-point product by
     at most the r·s term. Integer arrays instead of Ball objects: ≈ 20× faster for the
     N×N products of the Lohner and variational checks.
     """
     (am, ar), (bm, br) = _parts(A), _parts(B)
-    m = am.dot(bm)
-    r = abs(am).dot(br) + ar.dot(abs(bm)) + ar.dot(br)
-    out = np.empty(m.shape, dtype=object)
-    out.flat[:] = [Ball(x >> _P, _ceil_shift(y, _P) + 1) for x, y in zip(m.flat, r.flat)]
+    m = am.dot(bm) >> _P
+    R = FloatRadii() if _P <= 1000 else ExactRadii()
+    while True:
+        try:
+            fa, fb = R.of_ints(ar), R.of_ints(br)
+            r = R.to_ints(R.shift_up(R.add(R.add(R.dot(R.mag(am), fb), R.dot(fa, R.mag(bm))),
+                                           R.dot(fa, fb)), _P))
+            break
+        except RadiusOverflow:  # bounds beyond binary64: the same sums in integers
+            R = ExactRadii()
+    out = np.empty(np.shape(m), dtype=object)
+    out.flat[:] = [Ball(x, y) for x, y in zip(np.ravel(m), np.ravel(r))]
     return out

@@ -14,7 +14,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .balls import Ball, const, one, scale
+from .balls import (Ball, ExactRadii, FloatRadii, RadiusOverflow, const, one,
+                    scale)
 
 __all__ = ["Field"]
 
@@ -83,7 +84,20 @@ class Field:
             re = [_re_mid(x) for x in raw[0]]
             lead = int(np.argmax(re))
             U = raw[lead]  # U[j] = c·z_iᵀB(z_j − z_lead) = −raw[j][lead]
-            E = [u.exp() for u in U]
+            # raw[k][j] is −raw[j][k] state by state, so e^{raw[k][j]} is enclosed by the
+            # reciprocal of e^{raw[j][k]}: one exp per pair (the larger side, ≥ 1 on the
+            # midpoint, whose reciprocal is accurate; Lemma C2).
+            ex: dict = {}
+
+            def e(j: int, k: int) -> object:
+                if (j, k) not in ex:
+                    w = raw[j][k]
+                    if _re_mid(w) >= 0:
+                        ex[j, k], ex[k, j] = w.exp_pair()
+                    else:
+                        ex[k, j], ex[j, k] = (-w).exp_pair()
+                return ex[j, k]
+            E = [U[k].exp() if k == lead else e(lead, k) for k in range(n)]
             Zsum = sum(E[1:], E[0])
             inv_sum = None
             for j in range(n):
@@ -91,7 +105,7 @@ class Field:
                     tot = one()
                     for k in range(n):
                         if k != j:
-                            tot = raw[j][k].exp() + tot
+                            tot = e(j, k) + tot
                     P[i, j] = one() / tot if not isinstance(tot, Ball) else tot.recip()
                 else:
                     if inv_sum is None:
@@ -146,10 +160,23 @@ class Field:
         """Taylor coefficients Z_0 … Z_order at τ = 0 of the solution through the point
         (or box) Z0 at time t0 (recurrences of Lemma C3: Cauchy products, exp, quotient).
 
-        Each series is a preallocated stack of integer midpoints and radii (index = order),
-        so every convolution Σ_m a_m b_{k−m} is one numpy product of a slice and a
-        reversed slice, summed exactly in integers and rounded once (Lemma C1).
+        Each series is a preallocated stack of integer midpoints, radius bounds and
+        bounds of |midpoint| (index = order), so every convolution Σ_m a_m b_{k−m} is one
+        numpy product of a slice and a reversed slice: the midpoints summed exactly in
+        integers and rounded once (Lemma C1), the radius terms in binary64 with every
+        rounding accounted for (Lemma C1f) — or in integers (exact) when the scale or a
+        bound leaves binary64's range.
         """
+        if scale() <= 1000:
+            try:
+                return self._jets(Z0, t0, order, FloatRadii())
+            except RadiusOverflow:
+                pass
+        return self._jets(Z0, t0, order, ExactRadii())
+
+    def _jets(self, Z0: np.ndarray, t0: Fraction, order: int, R: ExactRadii
+              ) -> list[np.ndarray]:
+        """:meth:`jets` with the radius arithmetic R (ExactRadii or FloatRadii)."""
         n, d, K = self.n, self.d, order
         P_ = scale()
         c0 = self.score_factor(const(t0))
@@ -158,28 +185,30 @@ class Field:
             cs.append(cs[-1] * const(2 * self.lam / k) if self.variable == "z" else Ball(0, 0))
         lam = self.lamb
 
-        def stack(shape: tuple) -> tuple[np.ndarray, np.ndarray]:
-            m = np.zeros((K + 1,) + shape, dtype=object)
-            return m, np.zeros((K + 1,) + shape, dtype=object)
+        def stack(shape: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            # midpoints (integers), |midpoint| bounds, radius bounds
+            return (np.zeros((K + 1,) + shape, dtype=object), R.zeros((K + 1,) + shape),
+                    R.zeros((K + 1,) + shape))
 
-        def rnd(mid: np.ndarray, rad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            # exact products at scale 2^{2P}: one floor, radius rounded up + 1 unit
-            return mid >> P_, -((-rad) >> P_) + 1
+        def ints(X: np.ndarray, attr: str) -> np.ndarray:
+            return np.array([[getattr(x, attr) for x in row] for row in X], dtype=object)
 
-        def conv(am, ar, bm, br):  # Σ over axis 0 of a ∘ b (broadcasting)
-            return rnd((am * bm).sum(axis=0),
-                       (abs(am) * br + ar * abs(bm) + ar * br).sum(axis=0))
+        def mm(am, aa, ar, bm, ba, br):  # matrix product of 2-D balls: (mid, radius)
+            rad = R.add(R.add(R.dot(aa, br), R.dot(ar, ba)), R.dot(ar, br))
+            return am.dot(bm) >> P_, R.shift_up(rad, P_)
 
-        def mm(am, ar, bm, br):  # matrix product of 2-D integer balls
-            return rnd(am.dot(bm), abs(am).dot(br) + ar.dot(abs(bm)) + ar.dot(br))
+        def conv(am, aa, ar, bm, ba, br):  # Σ over axis 0 of a ∘ b (broadcasting)
+            rad = R.add(R.add(R.prod_sum(aa, br), R.prod_sum(ar, ba)), R.prod_sum(ar, br))
+            return (am * bm).sum(axis=0) >> P_, R.shift_up(rad, P_)
 
-        Bm = np.array([[x.m for x in row] for row in self.B], dtype=object)
-        Br = np.array([[x.r for x in row] for row in self.B], dtype=object)
+        Bm, Br = ints(self.B, "m"), R.of_ints(ints(self.B, "r"))
+        Ba = R.mag(Bm)
         if self.VT is not None:
-            VTm = np.array([[x.m for x in row] for row in self.VT], dtype=object)
-            VTr = np.array([[x.r for x in row] for row in self.VT], dtype=object)
+            VTm, VTr = ints(self.VT, "m"), R.of_ints(ints(self.VT, "r"))
+            VTa = R.mag(VTm)
         csm = np.array([c.m for c in cs], dtype=object).reshape(K + 1, 1, 1)
-        csr = np.array([c.r for c in cs], dtype=object).reshape(K + 1, 1, 1)
+        csa = R.mag(csm)
+        csr = R.of_ints(np.array([c.r for c in cs], dtype=object).reshape(K + 1, 1, 1))
         # Row shifts l_i: a column of largest score (any choice is exact, it cancels).
         Zf = np.array([[x.mid_float() for x in row] for row in Z0])
         Bf = np.array([[x.mid_float() for x in row] for row in self.B])
@@ -187,67 +216,89 @@ class Field:
             Sf = Zf @ Bf @ Zf.T
         lead = np.array([int(j) for j in np.argmax(np.nan_to_num(Sf, nan=0.0), axis=1)])
         rows = np.arange(n)
-        Zm, Zr = stack((n, d))
-        Gm, Gr = stack((n, d))
-        Sm, Sr = stack((n, n))
-        Um, Ur = stack((n, n))
-        Em, Er = stack((n, n))
-        Rm, Rr = stack((n, 1))
-        Pm, Pr = stack((n, n))
-        Zm[0] = np.array([[x.m for x in row] for row in Z0], dtype=object)
-        Zr[0] = np.array([[x.r for x in row] for row in Z0], dtype=object)
+        Zm, Za, Zr = stack((n, d))
+        Gm, Ga, Gr = stack((n, d))
+        Sm, Sa, Sr = stack((n, n))
+        Um, Ua, Ur = stack((n, n))
+        Em, Ea, Er = stack((n, n))
+        Rm, Ra, Rr = stack((n, 1))
+        Pm, Pa, Pr = stack((n, n))
+        Zm[0] = ints(Z0, "m")
+        Za[0], Zr[0] = R.mag(Zm[0]), R.of_ints(ints(Z0, "r"))
         for k in range(K):
-            Gm[k], Gr[k] = mm(Zm[k], Zr[k], Bm, Br)
+            Gm[k], Gr[k] = mm(Zm[k], Za[k], Zr[k], Bm, Ba, Br)
+            Ga[k] = R.mag(Gm[k])
             if k == 0:
                 # direct differences z_iᵀB(z_j − z_{l_i}): accurate in absolute terms
                 for i in range(n):
                     Dm = Zm[0] - Zm[0][lead[i]]
-                    Dr = Zr[0] + Zr[0][lead[i]]
-                    sm, sr = mm(Dm, Dr, Gm[0][i].reshape(d, 1), Gr[0][i].reshape(d, 1))
+                    Dr = R.add(Zr[0], Zr[0][lead[i]])
+                    sm, sr = mm(Dm, R.mag(Dm), Dr, Gm[0][i].reshape(d, 1),
+                                Ga[0][i].reshape(d, 1), Gr[0][i].reshape(d, 1))
                     Sm[0][i], Sr[0][i] = sm[:, 0], sr[:, 0]
             else:
-                Lm = Gm[:k + 1].transpose(1, 0, 2).reshape(n, (k + 1) * d)
-                Lr = Gr[:k + 1].transpose(1, 0, 2).reshape(n, (k + 1) * d)
-                Qm = Zm[k::-1].transpose(0, 2, 1).reshape((k + 1) * d, n)
-                Qr = Zr[k::-1].transpose(0, 2, 1).reshape((k + 1) * d, n)
-                sm, sr = mm(Lm, Lr, Qm, Qr)  # all scores s_ij, coefficient k
-                Sm[k] = sm - sm[rows, lead].reshape(n, 1)
-                Sr[k] = sr + sr[rows, lead].reshape(n, 1)
-            Um[k], Ur[k] = conv(csm[:k + 1], csr[:k + 1], Sm[k::-1], Sr[k::-1])
+                def flat(X):  # coefficients 0 … k side by side: (n, (k + 1)·d)
+                    return X[:k + 1].transpose(1, 0, 2).reshape(n, (k + 1) * d)
+
+                def back(X):  # coefficients k … 0 stacked: ((k + 1)·d, n)
+                    return X[k::-1].transpose(0, 2, 1).reshape((k + 1) * d, n)
+                sm, sr = mm(flat(Gm), flat(Ga), flat(Gr), back(Zm), back(Za), back(Zr))
+                Sm[k] = sm - sm[rows, lead].reshape(n, 1)  # all scores s_ij, coefficient k
+                Sr[k] = R.add(sr, sr[rows, lead].reshape(n, 1))
+            Sa[k] = R.mag(Sm[k])
+            Um[k], Ur[k] = conv(csm[:k + 1], csa[:k + 1], csr[:k + 1],
+                                Sm[k::-1], Sa[k::-1], Sr[k::-1])
+            Ua[k] = R.mag(Um[k])
             if k == 0:
-                e0 = np.vectorize(Ball.exp, otypes=[object])(
-                    np.vectorize(Ball, otypes=[object])(Um[0], Ur[0]))
-                Em[0] = np.vectorize(lambda b: b.m, otypes=[object])(e0)
-                Er[0] = np.vectorize(lambda b: b.r, otypes=[object])(e0)
+                u0 = R.to_ints(Ur[0])
+                e0 = [Ball(Um[0][idx], u0[idx]).exp() for idx in np.ndindex(n, n)]
+                Em[0] = np.array([b.m for b in e0], dtype=object).reshape(n, n)
+                Er[0] = R.of_ints(np.array([b.r for b in e0], dtype=object).reshape(n, n))
             else:
                 w = np.arange(1, k + 1, dtype=object).reshape(k, 1, 1)
-                em, er = conv(Um[1:k + 1] * w, Ur[1:k + 1] * w, Em[k - 1::-1], Er[k - 1::-1])
-                Em[k], Er[k] = em // k, -((-er) // k) + 1
-            Rm[k], Rr[k] = Em[k].sum(axis=1).reshape(n, 1), Er[k].sum(axis=1).reshape(n, 1)
+                em, er = conv(Um[1:k + 1] * w, R.mul_int(Ua[1:k + 1], w),
+                              R.mul_int(Ur[1:k + 1], w), Em[k - 1::-1], Ea[k - 1::-1],
+                              Er[k - 1::-1])
+                Em[k], Er[k] = em // k, R.div_up(er, k)
+            Ea[k] = R.mag(Em[k])
+            Rm[k] = Em[k].sum(axis=1).reshape(n, 1)
+            Rr[k] = R.sum(Er[k], 1).reshape(n, 1)
+            Ra[k] = R.mag(Rm[k])
             if k == 0:
-                inv = [Ball(Rm[0][i, 0], Rr[0][i, 0]).recip() for i in range(n)]
-                Im = np.array([b.m for b in inv], dtype=object).reshape(n, 1)
-                Ir = np.array([b.r for b in inv], dtype=object).reshape(n, 1)
-                Pm[0], Pr[0] = conv(Em[0:1], Er[0:1], Im[None], Ir[None])
+                r0 = R.to_ints(Rr[0])
+                inv = [Ball(Rm[0][i, 0], r0[i, 0]).recip() for i in range(n)]
+                Im = np.array([b.m for b in inv], dtype=object).reshape(1, n, 1)
+                Ia = R.mag(Im)
+                Ir = R.of_ints(np.array([b.r for b in inv], dtype=object).reshape(1, n, 1))
+                Pm[0], Pr[0] = conv(Em[0:1], Ea[0:1], Er[0:1], Im, Ia, Ir)
             else:
-                am, ar = conv(Rm[1:k + 1], Rr[1:k + 1], Pm[k - 1::-1], Pr[k - 1::-1])
-                Pm[k], Pr[k] = conv((Em[k] - am)[None], (Er[k] + ar)[None], Im[None], Ir[None])
-            Lm = Pm[:k + 1].transpose(1, 0, 2).reshape(n, (k + 1) * n)
-            Lr = Pr[:k + 1].transpose(1, 0, 2).reshape(n, (k + 1) * n)
-            Wm, Wr = mm(Lm, Lr, Zm[k::-1].reshape((k + 1) * n, d),
-                        Zr[k::-1].reshape((k + 1) * n, d))
+                am, ar = conv(Rm[1:k + 1], Ra[1:k + 1], Rr[1:k + 1],
+                              Pm[k - 1::-1], Pa[k - 1::-1], Pr[k - 1::-1])
+                dm = (Em[k] - am)[None]
+                Pm[k], Pr[k] = conv(dm, R.mag(dm), R.add(Er[k], ar)[None], Im, Ia, Ir)
+            Pa[k] = R.mag(Pm[k])
+
+            def pflat(X):  # P coefficients 0 … k side by side: (n, (k + 1)·n)
+                return X[:k + 1].transpose(1, 0, 2).reshape(n, (k + 1) * n)
+
+            def zback(X):  # Z coefficients k … 0 stacked: ((k + 1)·n, d)
+                return X[k::-1].reshape((k + 1) * n, d)
+            Wm, Wr = mm(pflat(Pm), pflat(Pa), pflat(Pr), zback(Zm), zback(Za), zback(Zr))
             if self.variable == "z":
-                Wm, Wr = Wm - Zm[k], Wr + Zr[k]
+                Wm, Wr = Wm - Zm[k], R.add(Wr, Zr[k])
             if lam is None:  # general V (x only): W Vᵀ
-                zm, zr = mm(Wm, Wr, VTm, VTr)
+                zm, zr = mm(Wm, R.mag(Wm), Wr, VTm, VTa, VTr)
             else:
-                zm, zr = conv(Wm[None], Wr[None], np.full((1, 1, 1), lam.m, dtype=object),
-                              np.full((1, 1, 1), lam.r, dtype=object))
-            Zm[k + 1], Zr[k + 1] = zm // (k + 1), -((-zr) // (k + 1)) + 1
+                lm = np.full((1, 1, 1), lam.m, dtype=object)
+                zm, zr = conv(Wm[None], R.mag(Wm)[None], Wr[None], lm, R.mag(lm),
+                              R.of_ints(np.full((1, 1, 1), lam.r, dtype=object)))
+            Zm[k + 1], Zr[k + 1] = zm // (k + 1), R.div_up(zr, k + 1)
+            Za[k + 1] = R.mag(Zm[k + 1])
         out = []
         for k in range(K + 1):
+            rk = R.to_ints(Zr[k])
             a = np.empty((n, d), dtype=object)
             for idx in np.ndindex(n, d):
-                a[idx] = Ball(Zm[k][idx], Zr[k][idx])
+                a[idx] = Ball(Zm[k][idx], rk[idx])
             out.append(a)
         return out

@@ -274,28 +274,98 @@ def _tight_tube(field: Field, tube: np.ndarray, jets: list, rem: np.ndarray,
     return np.array(out, dtype=object)
 
 
-def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
-                 t_end: Fraction, progress=None) -> LohnerSet:
-    """Replay ``replay`` (aligned with ``steps``: [t0, h] strings) from t = 0 to t_end."""
-    S = initial_set(X0)
-    t = Fraction(0)
-    if len(replay) > len(steps):
-        raise CheckFailure("integration.replay", "at most one record per step",
-                           f"{len(replay)} records for {len(steps)} steps")
-    for k, rec in enumerate(replay):
-        where = f"integration.replay[{k}]"
+def _run(field: Field, S: LohnerSet, steps: list, replay: list, lo: int, hi: int,
+         progress=None) -> LohnerSet:
+    """Check records lo … hi − 1 from the set S (the state at the start of step lo)."""
+    for k in range(lo, hi):
+        rec, where = replay[k], f"integration.replay[{k}]"
         t0, h = Fraction(steps[k][0]), Fraction(steps[k][1])
-        if t0 != t:
-            raise CheckFailure(f"integration.steps[{k}]", f"t0 = {t} (steps must chain)",
-                               f"t0 = {t0}")
         try:
             S = check_step(field, S, t0, h, int(rec["order"]), Fraction(rec["rho"]),
                            rec["apriori"], rec["set"], where, rec.get("velocity"))
         except BallError as exc:  # e.g. a sum of exponentials whose ball met 0
             raise CheckFailure(where, "finite enclosures in the step", str(exc)) from None
-        t = t0 + h
         if progress is not None:
-            progress(k, t)
+            progress(k, t0 + h)
+    return S
+
+
+#: What a forked chunk worker reads (set just before the pool forks; never pickled).
+_JOB: tuple | None = None
+
+#: Fewest steps per worker for which a chunked replay is worth its fork.
+MIN_CHUNK = 16
+
+
+def _chunk(lo: int, hi: int) -> tuple:
+    """Worker: check records lo … hi − 1 from the *stored* set of record lo − 1 (Lemma
+    C12). Returns ("ok", own set at the end) or ("fail", message): any failure, even a
+    malformed record, is decided again by the sequential replay, which reports the first."""
+    field, steps, replay, N = _JOB
+    try:
+        S = parse_set(replay[lo - 1]["set"], N, f"integration.replay[{lo - 1}].set")
+        return ("ok", _run(field, S, steps, replay, lo, hi))
+    except Exception as exc:  # noqa: BLE001 — re-decided in order by the parent
+        return ("fail", str(exc))
+
+
+def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
+                 t_end: Fraction, progress=None, workers: int = 1,
+                 final=None) -> LohnerSet:
+    """Replay ``replay`` (aligned with ``steps``: [t0, h] strings) from t = 0 to t_end and
+    return the checker's set at t_end, after calling ``final(S)`` on it (the caller's
+    check at T, which raises :class:`CheckFailure`).
+
+    With ``workers`` > 1 (and fork available) the records are cut into ``workers``
+    contiguous chunks checked at once: chunk 0 from the exact initial set, chunk j from
+    the stored set that ends chunk j − 1 (Lemma C12). If any chunk after the first, or
+    ``final``, fails, everything after chunk 0 is replayed again in order from chunk 0's
+    own set — the sequential check — so the outcome, and the first failure reported, are
+    those of ``workers=1``; the chunks only make a valid certificate faster to check.
+    """
+    global _JOB
+    S = initial_set(X0)
+    if len(replay) > len(steps):
+        raise CheckFailure("integration.replay", "at most one record per step",
+                           f"{len(replay)} records for {len(steps)} steps")
+    t = Fraction(0)  # the times chain (exact, cheap): checked once, before any step
+    for k in range(len(replay)):
+        t0, h = Fraction(steps[k][0]), Fraction(steps[k][1])
+        if t0 != t:
+            raise CheckFailure(f"integration.steps[{k}]", f"t0 = {t} (steps must chain)",
+                               f"t0 = {t0}")
+        t = t0 + h
     if t != t_end:
         raise CheckFailure("integration.replay", f"steps reaching t = {t_end}", f"t = {t}")
+    final = final if final is not None else (lambda S: None)
+    import multiprocessing as mp
+
+    if workers <= 1 or len(replay) < MIN_CHUNK * workers or \
+            "fork" not in mp.get_all_start_methods():
+        S = _run(field, S, steps, replay, 0, len(replay), progress)
+        final(S)
+        return S
+    from concurrent.futures import ProcessPoolExecutor
+
+    cuts = [len(replay) * j // workers for j in range(workers + 1)]
+    _JOB = (field, steps, replay, S.c.shape[0])
+    try:
+        with ProcessPoolExecutor(workers - 1, mp_context=mp.get_context("fork")) as pool:
+            later = [pool.submit(_chunk, cuts[j], cuts[j + 1]) for j in range(1, workers)]
+            S0 = _run(field, S, steps, replay, 0, cuts[1], progress)  # chunk 0, here
+            results = [f.result() for f in later]
+    finally:
+        _JOB = None
+    if all(r[0] == "ok" for r in results):
+        if progress is not None:
+            for k in range(cuts[1], len(replay)):
+                progress(k, Fraction(steps[k][0]) + Fraction(steps[k][1]))
+        try:
+            final(results[-1][1])
+            return results[-1][1]
+        except (CheckFailure, BallError):
+            pass
+    # A chunk or the check at T failed from a restart: decide it as the sequential check.
+    S = _run(field, S0, steps, replay, cuts[1], len(replay), progress)
+    final(S)
     return S
