@@ -537,9 +537,14 @@ def test_checker_set_may_exclude_its_centre(cert):
 @pytest.mark.parametrize("workers", [2, 3])
 def test_chunked_replay_agrees_with_the_sequential_one(cert, workers):
     one = check_certificate(copy.deepcopy(cert))
-    many = check_certificate(copy.deepcopy(cert), workers=workers)
+    seen: list = []
+    many = check_certificate(copy.deepcopy(cert), lambda k, t: seen.append((k, t)),
+                             workers=workers)
     assert one.valid and many.valid, (one.message, many.message)
     assert (many.message, many.steps_checked) == (one.message, one.steps_checked)
+    # progress: every step reported once, with the time at its end
+    steps = cert["integration"]["steps"]
+    assert sorted(seen) == [(k, F(steps[k][0]) + F(steps[k][1])) for k in range(len(steps))]
 
 
 @settings(max_examples=4, deadline=None)
@@ -581,10 +586,10 @@ def test_chunked_replay_falls_back_when_a_restart_fails(cert):
     set_scale(int(c["integration"]["bits"]) + 64)
     field = Field(F(1), [[F(1)]], 3, c["integration"]["variable"])
     try:
-        R._JOB = (field, steps, recs, 3)
-        assert R._chunk(cut, len(recs))[0] == "fail"
-        R._JOB = (field, steps, cert["integration"]["replay"]["records"], 3)
-        assert R._chunk(cut, len(recs))[0] == "ok"  # the untouched certificate restarts
+        R._JOB = (field, steps, recs, 3, [0, 0])
+        assert R._chunk(cut, len(recs), 1)[0] == "fail"
+        R._JOB = (field, steps, cert["integration"]["replay"]["records"], 3, [0, 0])
+        assert R._chunk(cut, len(recs), 1)[0] == "ok"  # the untouched certificate restarts
     finally:
         R._JOB = None
     rep = check_certificate(c, workers=2)

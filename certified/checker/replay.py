@@ -297,14 +297,18 @@ _JOB: tuple | None = None
 MIN_CHUNK = 16
 
 
-def _chunk(lo: int, hi: int) -> tuple:
-    """Worker: check records lo … hi − 1 from the *stored* set of record lo − 1 (Lemma
-    C12). Returns ("ok", own set at the end) or ("fail", message): any failure, even a
-    malformed record, is decided again by the sequential replay, which reports the first."""
-    field, steps, replay, N = _JOB
+def _chunk(lo: int, hi: int, j: int) -> tuple:
+    """Worker for chunk j: check records lo … hi − 1 from the *stored* set of record lo − 1
+    (Lemma C12). Returns ("ok", own set at the end) or ("fail", message): any failure, even
+    a malformed record, is decided again by the sequential replay, which reports the first.
+    Counts its finished steps in the shared ``done[j]`` (progress only)."""
+    field, steps, replay, N, done = _JOB
+
+    def tick(k: int, t: Fraction) -> None:  # steps done in this chunk, for the parent
+        done[j] = k + 1 - lo
     try:
         S = parse_set(replay[lo - 1]["set"], N, f"integration.replay[{lo - 1}].set")
-        return ("ok", _run(field, S, steps, replay, lo, hi))
+        return ("ok", _run(field, S, steps, replay, lo, hi, tick))
     except Exception as exc:  # noqa: BLE001 — re-decided in order by the parent
         return ("fail", str(exc))
 
@@ -345,21 +349,37 @@ def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: li
         S = _run(field, S, steps, replay, 0, len(replay), progress)
         final(S)
         return S
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, wait
 
     cuts = [len(replay) * j // workers for j in range(workers + 1)]
-    _JOB = (field, steps, replay, S.c.shape[0])
+    ctx = mp.get_context("fork")
+    done = ctx.Array("q", workers, lock=False)  # steps finished per chunk (shared memory)
+    shown = [0] * workers
+
+    def report(*_: object) -> None:  # progress of every chunk, in the parent only
+        if progress is None:
+            return
+        for j in range(1, workers):
+            for k in range(cuts[j] + shown[j], cuts[j] + done[j]):
+                progress(k, Fraction(steps[k][0]) + Fraction(steps[k][1]))
+            shown[j] = done[j]
+
+    def own(k: int, t: Fraction) -> None:
+        if progress is not None:
+            progress(k, t)
+        report()
     try:
-        with ProcessPoolExecutor(workers - 1, mp_context=mp.get_context("fork")) as pool:
-            later = [pool.submit(_chunk, cuts[j], cuts[j + 1]) for j in range(1, workers)]
-            S0 = _run(field, S, steps, replay, 0, cuts[1], progress)  # chunk 0, here
-            results = [f.result() for f in later]
+        with ProcessPoolExecutor(workers - 1, mp_context=ctx) as pool:
+            _JOB = (field, steps, replay, S.c.shape[0], done)  # read by the forks
+            futures = [pool.submit(_chunk, cuts[j], cuts[j + 1], j) for j in range(1, workers)]
+            S0 = _run(field, S, steps, replay, 0, cuts[1], own)  # chunk 0, here
+            while wait(futures, timeout=1.0).not_done:
+                report()
+            results = [f.result() for f in futures]
     finally:
         _JOB = None
+    report()
     if all(r[0] == "ok" for r in results):
-        if progress is not None:
-            for k in range(cuts[1], len(replay)):
-                progress(k, Fraction(steps[k][0]) + Fraction(steps[k][1]))
         try:
             final(results[-1][1])
             return results[-1][1]
