@@ -200,6 +200,10 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                 record(Fraction(0), S)
                 pending.pop(0)
             rho, streak = Fraction(1, 2), 0
+            # Steps between tries of a doubled disk: doubled after a try that failed (a
+            # failed Picard test costs an F evaluation on the complex set), reset after
+            # one that held. A heuristic: any ρ that passes gives a valid step.
+            patience, probing = 4, False
             stopped_by_predicate = False
             rho_min = Fraction(1, 2 ** 30) * max(t_final, Fraction(1))
             while t < t_final:
@@ -214,8 +218,12 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                         break
                     except StepRejected:
                         rho, streak = rho / 2, 0
+                        if probing:
+                            patience, probing = min(2 * patience, 64), False
                         if rho < rho_min:
                             raise
+                if probing:
+                    patience, probing = 4, False
                 h = res.h
                 S = res.output_set
                 steps.append(res)
@@ -233,8 +241,8 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
                     stopped_by_predicate = True
                     break
                 streak += 1
-                if streak >= 4:  # try a larger disk after a run of successes
-                    rho, streak = min(rho * 2, Fraction(2)), 0
+                if streak >= patience:  # try a larger disk after a run of successes
+                    rho, streak, probing = min(rho * 2, Fraction(2)), 0, rho < 2
         except (ValidationError, UndecidedError):
             pass  # certified up to the last validated t; the caller may escalate
         finally:

@@ -405,3 +405,17 @@ def test_matmul_sum_encloses_the_exact_sum_of_products(backend):
             for j in range(5):
                 assert contains_q(bk, out[i, j], exact[i][j])
                 assert width(bk, out[i, j]) < 1e-25
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rad_float_is_the_radius_in_floats(backend):
+    """`rad_float` (the wrapping heuristic's radius) agrees with the exact `rad` to float
+    accuracy on both backends (it only steers step sizes, but must not be off by factors)."""
+    from certified.arith import get_backend
+
+    bk = get_backend(backend)
+    with bk.workprec(120):
+        for lo, hi in ((F(1, 3), F(1, 2)), (F(-7, 5), F(-7, 5)), (F(-10 ** 9), F(1, 10 ** 9))):
+            x = bk.interval(lo, hi)
+            assert float(bk.rad(x)) == pytest.approx(bk.rad_float(x), rel=1e-12, abs=1e-30)
+            assert bk.rad_float(x) >= (float(hi) - float(lo)) / 2 * (1 - 1e-12)

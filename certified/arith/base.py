@@ -131,6 +131,10 @@ class Backend(abc.ABC):
         lo, hi = self.bounds(x)
         return (hi - lo) / 2
 
+    def rad_float(self, x: Any) -> float:
+        """The radius as a float: for step-size heuristics only (never for a bound)."""
+        return float(self.rad(x))
+
     # -- arrays ----------------------------------------------------------------------
     def array(self, values: Any) -> np.ndarray:
         """An object array of intervals containing the given rationals."""

@@ -61,6 +61,9 @@ class FlintBackend(Backend):
 
         return _dyadic(x.rad(), up=True)
 
+    def rad_float(self, x: arb) -> float:
+        return float(x.rad())
+
     def complex_box(self, re: arb, im: arb) -> acb:
         return acb(re, im)
 

@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any, Iterator
 
 from mpmath import iv, mp
-from mpmath.libmp import from_rational, round_ceiling, round_floor, to_rational
+from mpmath.libmp import from_rational, round_ceiling, round_floor, to_float, to_rational
 
 from ..errors import UndecidedError
 from .base import Backend
@@ -61,6 +61,10 @@ class MpmathBackend(Backend):
 
     def sqrt(self, x: Any) -> Any:
         return iv.sqrt(x)
+
+    def rad_float(self, x: Any) -> float:
+        a, b = x._mpi_
+        return (to_float(b) - to_float(a)) / 2
 
     def bounds(self, x: Any) -> tuple[Fraction, Fraction]:
         a, b = x._mpi_
