@@ -327,6 +327,17 @@ def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: li
     own set — the sequential check — so the outcome, and the first failure reported, are
     those of ``workers=1``; the chunks only make a valid certificate faster to check.
     """
+    from threadpoolctl import threadpool_limits
+
+    # The float products of Lemma C1f are tiny (N ≤ a few hundred): BLAS threads only cost
+    # (10% on one process, measured; more with several workers on the same cores).
+    with threadpool_limits(1, user_api="blas"):
+        return _replay(field, X0, steps, replay, t_end, progress, workers, final)
+
+
+def _replay(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
+            t_end: Fraction, progress, workers: int, final) -> LohnerSet:
+    """:func:`replay_steps` with BLAS limited to one thread."""
     global _JOB
     S = initial_set(X0)
     if len(replay) > len(steps):
@@ -360,9 +371,10 @@ def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: li
         if progress is None:
             return
         for j in range(1, workers):
-            for k in range(cuts[j] + shown[j], cuts[j] + done[j]):
+            now = done[j]  # read once: the worker may move it meanwhile
+            for k in range(cuts[j] + shown[j], cuts[j] + now):
                 progress(k, Fraction(steps[k][0]) + Fraction(steps[k][1]))
-            shown[j] = done[j]
+            shown[j] = now
 
     def own(k: int, t: Fraction) -> None:
         if progress is not None:
