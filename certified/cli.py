@@ -8,7 +8,6 @@ written; 1 an internal failure or an undecidable computation, with a one-line me
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Sequence
 
@@ -464,14 +463,6 @@ def audit(record: str, digits: int | None, out: str | None) -> None:
     click.echo(json.dumps(public(res), indent=1, ensure_ascii=False))
 
 
-def _cores() -> int:
-    """Cores this process may use (the affinity mask where the OS has one)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 @cli.command()
 @click.argument("cert")
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=None,
@@ -487,6 +478,7 @@ def check(ctx: click.Context, cert: str, workers: int | None) -> None:
     first failure, as "Expected … Got …"), 2 unreadable or malformed.
     """
     from .checker import Malformed, check_file
+    from .parallel import usable_cores
 
     bar = None
     if sys.stderr.isatty():
@@ -495,7 +487,7 @@ def check(ctx: click.Context, cert: str, workers: int | None) -> None:
         bar = tqdm(unit="step", file=sys.stderr, leave=False, desc="checking")
     try:
         report = check_file(cert, (lambda k, t: bar.update(1)) if bar is not None else None,
-                            workers if workers is not None else _cores())
+                            workers if workers is not None else usable_cores())
     except Malformed as exc:
         click.echo(f"certified: malformed certificate: {_one_line(str(exc))}", err=True)
         ctx.exit(2)

@@ -6,9 +6,10 @@ With the default (one BLAS thread per core in every process) two worker processe
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["worker_pool"]
+__all__ = ["usable_cores", "worker_pool"]
 
 _LIMITS = None  # kept alive for the life of the worker process
 
@@ -19,6 +20,14 @@ def _one_blas_thread() -> None:
 
     global _LIMITS
     _LIMITS = threadpool_limits(1)
+
+
+def usable_cores() -> int:
+    """Cores this process may use (the affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:

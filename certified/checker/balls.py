@@ -25,7 +25,7 @@ import mpmath.libmp as L
 import numpy as np
 
 __all__ = ["Ball", "BallError", "CBall", "ExactRadii", "FloatRadii", "RadiusOverflow", "bdot",
-           "scale", "set_scale", "const", "interval", "one"]
+           "scale", "set_scale", "const", "interval", "one", "with_radii"]
 
 _P = 200  # fixed-point scale: one unit is 2^-P
 
@@ -202,12 +202,12 @@ class Ball:
         hi = _mpf_ceil_scaled(L.mpf_exp(b, prec, L.round_ceiling))
         return Ball.from_ends(lo, hi)
 
-
     def exp_pair(self) -> tuple["Ball", "Ball"]:
         """(e^x, e^−x): e^−x as the reciprocal of the ball of e^x (1/t is monotone, so the
         end points map to end points; Lemma C2)."""
         e = self.exp()
         return e, (e.recip() if e.lo() > 0 else (-self).exp())  # lo 0: e^x below the scale
+
     def cos_sin(self) -> tuple["Ball", "Ball"]:
         a, b = self._ends_mpf()
         prec = _P + 32
@@ -414,6 +414,19 @@ class ExactRadii:
         """⌈a / k⌉ + 1: the radius after the midpoint's floor division by k."""
         return -((-a) // k) + 1
 
+    # Ball products on integer arrays: (m, |m| bound, radius) per factor; the midpoints are
+    # summed exactly and floored to the scale, the radius terms rounded up (Lemma C1).
+    def ball_dot(self, am, aa, ar, bm, ba, br) -> tuple[np.ndarray, np.ndarray]:
+        """Matrix (or matrix–vector) product."""
+        rad = self.add(self.add(self.dot(aa, br), self.dot(ar, ba)), self.dot(ar, br))
+        return am.dot(bm) >> _P, self.shift_up(rad, _P)
+
+    def ball_conv(self, am, aa, ar, bm, ba, br) -> tuple[np.ndarray, np.ndarray]:
+        """Σ over axis 0 of the entrywise products (broadcasting): a Cauchy convolution."""
+        rad = self.add(self.add(self.prod_sum(aa, br), self.prod_sum(ar, ba)),
+                       self.prod_sum(ar, br))
+        return (am * bm).sum(axis=0) >> _P, self.shift_up(rad, _P)
+
 
 def _up(x: np.ndarray, depth: int) -> np.ndarray:
     """fl(x·(1 + (depth + 2)·2^−51)): ≥ every real that x approximates from below by at most
@@ -471,6 +484,17 @@ class FloatRadii(ExactRadii):
         return _up(np.ceil(_up(a / float(k), 1)) + 1.0, 1)
 
 
+def with_radii(compute):
+    """``compute(R)`` with binary64 radius bounds (Lemma C1f) where the scale allows, and
+    again with exact integer radii if a bound leaves binary64's range (or P > 1000)."""
+    if _P <= 1000:
+        try:
+            return compute(FloatRadii())
+        except RadiusOverflow:
+            pass
+    return compute(ExactRadii())
+
+
 def _parts(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Integer arrays of the midpoints and radii of an array of :class:`Ball`."""
     m = np.array([x.m for x in X.flat], dtype=object).reshape(X.shape)
@@ -491,16 +515,11 @@ def bdot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     N×N products of the Lohner and variational checks.
     """
     (am, ar), (bm, br) = _parts(A), _parts(B)
-    m = am.dot(bm) >> _P
-    R = FloatRadii() if _P <= 1000 else ExactRadii()
-    while True:
-        try:
-            fa, fb = R.of_ints(ar), R.of_ints(br)
-            r = R.to_ints(R.shift_up(R.add(R.add(R.dot(R.mag(am), fb), R.dot(fa, R.mag(bm))),
-                                           R.dot(fa, fb)), _P))
-            break
-        except RadiusOverflow:  # bounds beyond binary64: the same sums in integers
-            R = ExactRadii()
+
+    def product(R: ExactRadii) -> tuple[np.ndarray, np.ndarray]:
+        m, r = R.ball_dot(am, R.mag(am), R.of_ints(ar), bm, R.mag(bm), R.of_ints(br))
+        return m, R.to_ints(r)
+    m, r = with_radii(product)
     out = np.empty(np.shape(m), dtype=object)
     out.flat[:] = [Ball(x, y) for x, y in zip(np.ravel(m), np.ravel(r))]
     return out

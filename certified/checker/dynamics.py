@@ -14,8 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .balls import (Ball, ExactRadii, FloatRadii, RadiusOverflow, const, one,
-                    scale)
+from .balls import Ball, ExactRadii, const, one, with_radii
 
 __all__ = ["Field"]
 
@@ -167,18 +166,12 @@ class Field:
         rounding accounted for (Lemma C1f) — or in integers (exact) when the scale or a
         bound leaves binary64's range.
         """
-        if scale() <= 1000:
-            try:
-                return self._jets(Z0, t0, order, FloatRadii())
-            except RadiusOverflow:
-                pass
-        return self._jets(Z0, t0, order, ExactRadii())
+        return with_radii(lambda R: self._jets(Z0, t0, order, R))
 
     def _jets(self, Z0: np.ndarray, t0: Fraction, order: int, R: ExactRadii
               ) -> list[np.ndarray]:
         """:meth:`jets` with the radius arithmetic R (ExactRadii or FloatRadii)."""
         n, d, K = self.n, self.d, order
-        P_ = scale()
         c0 = self.score_factor(const(t0))
         cs = [c0]  # c(t0 + τ) = c0 Σ (2λτ)^k / k!
         for k in range(1, K + 1):
@@ -193,13 +186,7 @@ class Field:
         def ints(X: np.ndarray, attr: str) -> np.ndarray:
             return np.array([[getattr(x, attr) for x in row] for row in X], dtype=object)
 
-        def mm(am, aa, ar, bm, ba, br):  # matrix product of 2-D balls: (mid, radius)
-            rad = R.add(R.add(R.dot(aa, br), R.dot(ar, ba)), R.dot(ar, br))
-            return am.dot(bm) >> P_, R.shift_up(rad, P_)
-
-        def conv(am, aa, ar, bm, ba, br):  # Σ over axis 0 of a ∘ b (broadcasting)
-            rad = R.add(R.add(R.prod_sum(aa, br), R.prod_sum(ar, ba)), R.prod_sum(ar, br))
-            return (am * bm).sum(axis=0) >> P_, R.shift_up(rad, P_)
+        mm, conv = R.ball_dot, R.ball_conv  # (mid, |mid|, radius) per factor
 
         Bm, Br = ints(self.B, "m"), R.of_ints(ints(self.B, "r"))
         Ba = R.mag(Bm)

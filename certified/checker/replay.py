@@ -367,7 +367,7 @@ def _replay(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
     done = ctx.Array("q", workers, lock=False)  # steps finished per chunk (shared memory)
     shown = [0] * workers
 
-    def report(*_: object) -> None:  # progress of every chunk, in the parent only
+    def report() -> None:  # progress of every chunk, in the parent only
         if progress is None:
             return
         for j in range(1, workers):
