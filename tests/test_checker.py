@@ -706,3 +706,21 @@ def test_float_radii_bound_the_exact_integer_operations(seed, bits):
         for x, y in zip(np.ravel(exact), np.ravel(fl)):
             assert y >= x, (x, y)
             assert y <= x + (x >> 40) + 2, (x, y)
+
+
+def test_checker_jets_beyond_1024_bits():
+    """At scales P ≥ 1024 (≈ 310 digits) 2^P is no binary64 number: the float heuristics
+    (Ball.mid_float, the leader choice) must not overflow, and the jets (integer radii
+    there) agree with those at P = 1010 and are at least as tight."""
+    from certified.checker.dynamics import Field
+
+    X0 = [[F(3, 4), F(-1, 2)], [F(-1, 3), F(1, 5)]]
+    jets = {}
+    for P in (1010, 1100):
+        set_scale(P)
+        Z0 = np.array([[const(x) for x in row] for row in X0], dtype=object)
+        J = Field(F(1), [[F(1), F(0)], [F(0), F(1)]], 2, "z").jets(Z0, F(1, 4), 12)
+        jets[P] = [(x.lo_q(), x.hi_q()) for c in J for x in c.flat]
+    for (a, b), (c, d) in zip(jets[1010], jets[1100]):
+        assert max(a, c) <= min(b, d)  # both enclose the same coefficient
+        assert d - c <= b - a

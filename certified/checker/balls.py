@@ -93,7 +93,8 @@ class Ball:
         return Fraction(self.m + self.r, 1 << _P)
 
     def mid_float(self) -> float:
-        return self.m / float(1 << _P) if self.m.bit_length() < 1000 else \
+        # fast path only where both the midpoint and 2^P are binary64 numbers
+        return self.m / float(1 << _P) if self.m.bit_length() < 1000 and _P < 1000 else \
             float(Fraction(self.m, 1 << _P))
 
     def contains(self, o: "Ball") -> bool:
