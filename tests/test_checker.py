@@ -724,3 +724,32 @@ def test_checker_jets_beyond_1024_bits():
     for (a, b), (c, d) in zip(jets[1010], jets[1100]):
         assert max(a, c) <= min(b, d)  # both enclose the same coefficient
         assert d - c <= b - a
+
+
+def test_certificate_from_the_mpmath_backend_before_its_non_finite_fix_is_rejected():
+    """Commit 4f07c8c's mpmath backend read an infinite interval endpoint as 0, so its
+    a-priori inclusions 'validated' complex squares on which F had overflowed (ρ = 1/16
+    where both backends now stop at 1/32). The independent checker never trusted it:
+    the certificate it wrote (the benchmark's (2, 2) tokens, 33 steps) is rejected at
+    its first step."""
+    path = Path(__file__).parent / "data" / "certificate_mpmath_nonfinite_bug_4f07c8c.json.gz"
+    bad = json.loads(gzip.decompress(path.read_bytes()))
+    assert bad["integration"]["backend"] == "mpmath"
+    assert bad["integration"]["steps"][0] == ["0", "15/1024"]  # ρ = 1/16, h = 15ρ/64
+    rep = check_certificate(bad)
+    assert not rep.valid
+    assert rep.message.startswith("integration.replay[0]:"), rep.message
+    assert rep.steps_checked == 0
+
+
+def test_certificate_from_the_mpmath_backend_checks_valid():
+    """The same instance with today's mpmath backend: every replayed step checks."""
+    X0 = [["137/500", "-23/50"], ["-459/500", "-967/1000"]]
+    inst = Instance.create(V=[[1, 0], [0, 1]], Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]], X0=X0)
+    v = certify(inst, "3.1", digits=20, t_max=F(1, 16), max_seconds=60, backend="mpmath",
+                refine_seconds=0)
+    c = json.loads(json.dumps(to_certificate(v)))
+    assert c["integration"]["backend"] == "mpmath"
+    rep = check_certificate(c)
+    assert rep.valid, rep.message
+    assert rep.steps_checked == len(c["integration"]["replay"]["records"]) >= 4
