@@ -321,6 +321,8 @@ def taylor_step(field: AttentionField, S: LohnerSet, t0: Fraction, h_max: Fracti
         # mean-value form with an enclosure of the flow's Jacobian over the box (Lemma I7).
         hb = bk.const(h)
         T = _poly(bk, jP, hb).reshape(N)
+        if not all(bk.is_finite(v) for v in T):
+            raise StepRejected("non-finite Taylor polynomial", t=t0, h=h, box=Y)
         # The point coefficients carry rounding radii that grow like (score scale)^k with
         # the order (cancellation in the exp recurrence when P saturates); h^k damps them
         # only for short steps. Keep the polynomial's own radius below the tolerance too:

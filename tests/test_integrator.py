@@ -476,3 +476,26 @@ def test_backends_admit_the_same_apriori_squares():
                     row.append(False)
             verdicts[name] = row
     assert verdicts["flint"] == verdicts["mpmath"] == [True, False, False]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_radius_of_a_non_finite_ball_is_never_reported_finite(backend):
+    """Arb's arb('inf') has radius 0; `rad` must not report 0 for it (it raises, as
+    `bounds` does), and the float radius of the step heuristics is inf."""
+    from certified.arith import get_backend
+    from certified.errors import UndecidedError
+
+    bk = get_backend(backend)
+    with bk.workprec(120):
+        one = bk.const(F(1))
+        cases = [one / bk.interval(F(-1), F(1))]
+        if backend == "flint":
+            from flint import arb
+            cases += [arb("inf"), arb("nan")]
+        for v in cases:
+            with pytest.raises(UndecidedError):
+                bk.rad(v)
+            with pytest.raises(UndecidedError):
+                bk.max_rad(np.array([bk.const(F(0)), v], dtype=object))
+            assert bk.rad_float(v) == float("inf")
+        assert F(1, 2) <= bk.rad(bk.interval(F(1), F(2))) <= F(1, 2) * (1 + F(1, 2 ** 20))

@@ -10,6 +10,7 @@ import numpy as np
 from flint import acb, acb_mat, arb, arb_mat, ctx, fmpq
 
 from ..balls import arb_bounds
+from ..errors import UndecidedError
 from .base import Backend
 
 
@@ -59,10 +60,12 @@ class FlintBackend(Backend):
     def rad(self, x: arb) -> Fraction:
         from ..balls import _dyadic
 
+        if not x.is_finite():  # arb('inf') has radius 0: its rad() alone would say 0
+            raise UndecidedError(f"ball {x} is not finite")
         return _dyadic(x.rad(), up=True)
 
     def rad_float(self, x: arb) -> float:
-        return float(x.rad())
+        return float(x.rad()) if x.is_finite() else float("inf")
 
     def complex_box(self, re: arb, im: arb) -> acb:
         return acb(re, im)

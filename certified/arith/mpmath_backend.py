@@ -71,6 +71,8 @@ class MpmathBackend(Backend):
         return iv.sqrt(x)
 
     def rad_float(self, x: Any) -> float:
+        if not self.is_finite(x):
+            return float("inf")
         a, b = x._mpi_
         return (to_float(b) - to_float(a)) / 2
 
