@@ -261,7 +261,7 @@ def _int_list(value: str, option: str, minimum: int = 1, maximum: int = 4096) ->
               help="Seed of the ensemble: sample i of dimension d is "
                    "default_rng([seed, d, i]).standard_normal((d, d)).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes (default: every local core).")
+              help="Processes (default: the cores this process may use).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @click.option("--out", callback=_out_path, default=None,
@@ -519,7 +519,7 @@ def check(ctx: click.Context, cert: str, workers: int | None) -> None:
 @click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=5.0,
               show_default=True, help="Wall-clock seconds of certify per instance.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes (default: every local core).")
+              help="Processes (default: the cores this process may use).")
 @click.option("--out", callback=_out_path, required=True,
               help="Results as JSON lines (appended; a rerun resumes).")
 @click.option("--records", default=None, help="Folder for audit records of refuted instances.")

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 import time
 from concurrent.futures import as_completed
@@ -34,7 +33,7 @@ import numpy as np
 
 from .errors import InputError
 from .instance import Instance
-from .parallel import worker_pool
+from .parallel import usable_cores, worker_pool
 
 __all__ = ["FAMILIES", "family_instance", "strategy_instances", "sweep", "boundary_map"]
 
@@ -132,7 +131,7 @@ def sweep(instances: list[Instance], theorem: str, out: str | Path, *, budget: f
                                  "path") from None
     todo = [(i, inst.to_json(), theorem, budget, digits) for i, inst in enumerate(instances)
             if i not in done]
-    workers = workers or os.cpu_count() or 1
+    workers = workers or usable_cores()
     if progress is None:
         progress = sys.stderr.isatty()
     bar = None

@@ -15,7 +15,6 @@ are certified; the interval is a confidence interval, not an enclosure.
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
 from concurrent.futures import as_completed
@@ -24,7 +23,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..parallel import worker_pool
+from ..parallel import usable_cores, worker_pool
 from .leading import KINDS, classify_leading
 
 __all__ = ["DEFAULT_DIMS", "DimCensus", "sample", "classify_range", "census", "wilson",
@@ -148,7 +147,7 @@ def census(dims: Iterable[int] = DEFAULT_DIMS, samples: int = 10_000, seed: int 
         ``{"seed", "samples", "workers", "wall_seconds", "dims": [DimCensus.to_json()…]}``.
     """
     dims = list(dims)
-    workers = workers or os.cpu_count() or 1
+    workers = workers or usable_cores()
     if progress is None:
         progress = sys.stderr.isatty()
     jobs = []
