@@ -34,13 +34,21 @@ def arb_of(q: Fraction) -> arb:
 EXP_LIMIT = 1 << 16
 
 
+def power_of_two(e: int) -> str:
+    """"2^e" for a message, with e abbreviated when it has more than 20 digits (mpmath's
+    and Arb's exponents are unbounded: e^(10^800) has an exponent of 800 digits)."""
+    digits = len(str(abs(e)))
+    return f"2^{e}" if digits <= 20 else f"2^(±{digits}-digit exponent)".replace(
+        "±", "-" if e < 0 else "")
+
+
 def _dyadic(x: arb, up: bool) -> Fraction:
     """The exact value of an exact arb, rounded outward (up if ``up``) when tiny."""
     man, exp = x.man_exp()
     man, exp = int(man), int(exp)
     if exp + man.bit_length() > EXP_LIMIT:
-        raise UndecidedError(f"a number of about 2^{exp + man.bit_length()} is too large "
-                             f"to convert exactly")
+        raise UndecidedError(f"a number of about {power_of_two(exp + man.bit_length())} is "
+                             f"too large to convert exactly")
     if exp + man.bit_length() < -EXP_LIMIT:  # |x| < 2^-EXP_LIMIT: round outward
         tiny = Fraction(1, 2 ** EXP_LIMIT)
         if man > 0:

@@ -215,7 +215,8 @@ def verify(file: str, theorem: str, digits: int, t_max: str, max_seconds: float,
             field = AttentionField(inst, bk, var)
             Zl = v.trajectory.steps[-1].output_set.box(bk).reshape(inst.n, inst.d) \
                 if v.trajectory.steps else bk.array(inst.X0)
-            P_T = bk.float_array(field.attention(Zl, v.trajectory.certified_until))
+            P_T = bk.float_array(field.attention(Zl, v.trajectory.certified_until,
+                                                  clip=True))
         if var == "x":  # the picture is in z (float conversion: a picture only)
             import numpy as np
 

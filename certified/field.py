@@ -387,12 +387,26 @@ class AttentionField:
         return E / E.sum(axis=1).reshape(self.n, 1)
 
     def attention(self, Z: np.ndarray, t: object,
-                  leaders: Sequence[int] | None = None) -> np.ndarray:
-        """Enclosure of P (n×n) for every state in Z at every time in t."""
+                  leaders: Sequence[int] | None = None, clip: bool = False) -> np.ndarray:
+        """Enclosure of P (n×n) for every state in Z at every time in t.
+
+        ``clip=True`` (for reports, real boxes only) intersects every entry with [0, 1],
+        where softmax weights lie: never wider, and an overflowed (non-finite) entry becomes
+        [0, 1] instead of a NaN that nothing could report (a token of size 1e400 gives one).
+        The validated computations (Jacobian, discrete map) keep the plain enclosure, which
+        is what the independent checker recomputes.
+        """
         if leaders is None:
             leaders = self.leaders(Z, t)
         Bm, scale = self._score_form(t)
-        return self._softmax(self._shifted_scores(Z, Bm, scale, leaders)[0])
+        P = self._softmax(self._shifted_scores(Z, Bm, scale, leaders)[0])
+        if not clip:
+            return P
+        bk = self.backend
+        out = np.empty(P.shape, dtype=object)
+        for idx, v in np.ndenumerate(P):
+            out[idx] = bk.unit_clip(v)
+        return out
 
     def velocity(self, Z: np.ndarray, t: object, leaders: Sequence[int] | None = None,
                  diffs: Diffs | None = None) -> np.ndarray:

@@ -187,14 +187,18 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
         bar = _progress(t_final, progress)
 
         def record(t_now: Fraction, Sset: LohnerSet) -> None:
+            # Compute everything first: a failure must not leave a half-written report.
             Y = Sset.box(bk).reshape(n, d)
-            times.append(t_now)
             if variable == coordinates:
-                tokens.append(Y)
+                tok = Y
             else:  # x = e^{tV} z, or z = e^{-tV} x, applied to the set
-                tokens.append(_linear_change(bk, field, Sset, t_now if variable == "x" else -t_now))
-            attn.append(field.attention(Y, t_now))
+                tok = _linear_change(bk, field, Sset, t_now if variable == "x" else -t_now)
+            P = field.attention(Y, t_now, clip=True)
+            times.append(t_now)
+            tokens.append(tok)
+            attn.append(P)
 
+        stopped_by_predicate = False
         try:
             while pending and pending[0] == 0:
                 record(Fraction(0), S)
@@ -204,7 +208,6 @@ def _run_continuous(inst: Instance, t_final: Fraction, report: list[Fraction], b
             # failed Picard test costs an F evaluation on the complex set), reset after
             # one that held. A heuristic: any ρ that passes gives a valid step.
             patience, probing = 4, False
-            stopped_by_predicate = False
             rho_min = Fraction(1, 2 ** 30) * max(t_final, Fraction(1))
             while t < t_final:
                 if deadline is not None and _time.perf_counter() > deadline:
@@ -321,13 +324,15 @@ def _run_discrete(inst: Instance, t_final: Fraction, report: list[Fraction], bit
 
         def record(layer: int, Sset: LohnerSet) -> None:
             X = Sset.box(bk).reshape(n, d)
-            times.append(wanted[layer])
             if variable == "x":
-                tokens.append(X)
+                tok = X
             else:  # z^[k] = R^{-k} x^[k], applied to the set (exact rational matrix)
                 M = bk.array(from_fmpq_mat(Rinv ** layer))
-                tokens.append(Sset.linear_image(np.kron(bk.identity(n), M), bk).reshape(n, d))
-            attn.append(field.attention(X, Fraction(0)))
+                tok = Sset.linear_image(np.kron(bk.identity(n), M), bk).reshape(n, d)
+            P = field.attention(X, Fraction(0), clip=True)
+            times.append(wanted[layer])  # all or nothing: no half-written report
+            tokens.append(tok)
+            attn.append(P)
 
         try:
             if 0 in wanted:

@@ -196,9 +196,10 @@ class MultiHeadField:
     def leaders(self, Y: np.ndarray, t: object) -> list[list[int]]:
         return [f.leaders(Y, t) for f in self.heads]
 
-    def attention(self, Y: np.ndarray, t: object, leaders: Any = None) -> np.ndarray:
+    def attention(self, Y: np.ndarray, t: object, leaders: Any = None,
+                  clip: bool = False) -> np.ndarray:
         """The first head's P (the instance's own weights)."""
-        return self.heads[0].attention(Y, t)
+        return self.heads[0].attention(Y, t, clip=clip)
 
     def velocity(self, Y: np.ndarray, t: object, leaders: list[list[int]] | None = None
                  ) -> np.ndarray:
@@ -254,8 +255,9 @@ class FeedForwardField:
     def leaders(self, Y: np.ndarray, t: object) -> list[int]:
         return self.head.leaders(Y, t)
 
-    def attention(self, Y: np.ndarray, t: object, leaders: Any = None) -> np.ndarray:
-        return self.head.attention(Y, t)
+    def attention(self, Y: np.ndarray, t: object, leaders: Any = None,
+                  clip: bool = False) -> np.ndarray:
+        return self.head.attention(Y, t, clip=clip)
 
     def velocity(self, Y: np.ndarray, t: object, leaders: list[int] | None = None
                  ) -> np.ndarray:

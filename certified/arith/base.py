@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ValidationError
+from ..errors import UndecidedError, ValidationError
 
 __all__ = ["Backend"]
 
@@ -94,6 +94,20 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def re_im(self, x: Any) -> tuple[Any, Any]:
         """Real intervals containing the real and imaginary parts."""
+
+    def unit_clip(self, x: Any) -> Any:
+        """x ∩ [0, 1], for an enclosure of a real quantity known to lie in [0, 1] (a softmax
+        weight); [0, 1] itself when x is not finite (an overflowed enclosure still encloses
+        the quantity, and so does [0, 1])."""
+        if not self.is_finite(x):
+            return self.interval(Fraction(0), Fraction(1))
+        try:
+            lo, hi = self.bounds(x)
+        except UndecidedError:  # endpoints beyond 2^±EXP_LIMIT: [0, 1] is tighter anyway
+            return self.interval(Fraction(0), Fraction(1))
+        if lo >= 0 and hi <= 1:
+            return x
+        return self.interval(max(lo, Fraction(0)), min(hi, Fraction(1)))
 
     def error_ball(self, eps: Fraction, complex_: bool = False) -> Any:
         """[−eps, eps] (times (1 + i) for complex): added to absorb a bounded error."""

@@ -14,6 +14,9 @@ from ..errors import UndecidedError
 from .base import Backend
 
 
+_UNIT = arb(0.5, 0.5)  # exactly [0, 1]
+
+
 class FlintBackend(Backend):
     """Arb midpoint–radius balls; ``arb_mat`` for products (19–80× faster than mpmath iv)."""
 
@@ -50,6 +53,12 @@ class FlintBackend(Backend):
 
     def contains_interior(self, outer: arb, inner: arb) -> bool:
         return bool(outer.contains_interior(inner))
+
+    def unit_clip(self, x: arb) -> arb:
+        # The common case in C; Arb's own intersection would round the radius to 30 bits.
+        if not x.is_finite():
+            return _UNIT
+        return x if _UNIT.contains(x) else super().unit_clip(x)
 
     def hull(self, a: arb, b: arb) -> arb:
         return a.union(b)

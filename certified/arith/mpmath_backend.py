@@ -24,14 +24,15 @@ def _special(raw: tuple) -> bool:
 
 def _rat(raw: tuple, up: bool) -> Fraction:
     """Exact value of a raw mpf endpoint; outward-rounded when beyond 2^±EXP_LIMIT."""
-    from ..balls import EXP_LIMIT
+    from ..balls import EXP_LIMIT, power_of_two
 
     sign, man, exp, bc = raw
     if _special(raw):
         # to_rational reads ±inf and nan as 0: [−inf, +inf] would pass for [0, 0].
         raise UndecidedError("an interval endpoint is not finite")
     if man and exp + bc > EXP_LIMIT:
-        raise UndecidedError(f"a number of about 2^{exp + bc} is too large to convert")
+        raise UndecidedError(f"a number of about {power_of_two(exp + bc)} is too large "
+                             f"to convert")
     if man and exp + bc < -EXP_LIMIT:
         tiny = Fraction(1, 2 ** EXP_LIMIT)
         return (Fraction(0) if up else -tiny) if sign else (tiny if up else Fraction(0))
