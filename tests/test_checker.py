@@ -595,6 +595,19 @@ def test_chunked_replay_falls_back_when_a_restart_fails(cert):
     rep = check_certificate(c, workers=2)
     assert rep.valid, rep.message
     assert rep.steps_checked == len(recs)
+    # Three chunks cut at L/3 and 2L/3: inflate the set ending chunk 0; chunk 2 succeeds
+    # and reports its steps before the fallback re-runs them: still once each in all.
+    c3 = copy.deepcopy(cert)
+    recs3 = c3["integration"]["replay"]["records"]
+    r = recs3[len(recs3) // 3 - 1]["set"]["r"]
+    for i, (lo, hi) in enumerate(r):
+        mid, rad = (F(lo) + F(hi)) / 2, (F(hi) - F(lo)) / 2
+        r[i] = [str(mid - rad * 10**6), str(mid + rad * 10**6)]
+    redigest(c3)
+    seen: list = []
+    rep3 = check_certificate(c3, lambda k, t: seen.append(k), workers=3)
+    assert rep3.valid, rep3.message
+    assert sorted(seen) == list(range(len(recs3)))
 
 
 def test_cli_check_workers_option(cert, tmp_path, capsys):

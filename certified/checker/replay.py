@@ -398,6 +398,10 @@ def _replay(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
         except (CheckFailure, BallError):
             pass
     # A chunk or the check at T failed from a restart: decide it as the sequential check.
-    S = _run(field, S0, steps, replay, cuts[1], len(replay), progress)
+    def unseen(k: int, t: Fraction) -> None:  # each step reported once in all
+        j = max(i for i in range(workers) if cuts[i] <= k)
+        if progress is not None and k >= cuts[j] + shown[j]:
+            progress(k, t)
+    S = _run(field, S0, steps, replay, cuts[1], len(replay), unseen)
     final(S)
     return S
