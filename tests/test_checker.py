@@ -239,6 +239,40 @@ def test_cli_exit_codes(cert, tmp_path, capsys):
     assert len(lines) == 4 and all(x.startswith("certified: malformed") for x in lines)
 
 
+
+@pytest.mark.parametrize("where", ["set", "instance", "bits", "order", "precision"])
+def test_oversized_numbers_are_malformed_at_once(cert, tmp_path, capsys, where):
+    """A certificate cannot make the checker build astronomical integers: a decimal
+    exponent beyond ±100000 anywhere (Fraction('1e999999999') alone took over a minute
+    and gigabytes before), or a precision/order the schema bounds, is exit 2 at once,
+    before any number is parsed (the message says which check refused it), one line
+    naming the field."""
+    c = copy.deepcopy(cert)
+    integ = c["integration"]
+    if where == "set":
+        integ["replay"]["records"][3]["set"]["r"][0] = ["-1e999999999", "1e999999999"]
+    elif where == "instance":
+        c["instance"]["X0"][0][0] = "2E+1000001"
+    elif where == "bits":
+        integ["bits"] = 10 ** 9
+    elif where == "order":
+        integ["replay"]["records"][0]["order"] = 10 ** 9
+    else:
+        c["precision"]["bits"] = 10 ** 9
+    redigest(c)
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(c))
+    assert main(["check", str(path)]) == 2
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("certified: malformed")
+    expect = {"set": "records[3].set.r[0]", "instance": "instance.X0[0][0]",
+              "bits": "integration/bits", "order": "records/0/order",
+              "precision": "precision/bits"}[where]
+    assert expect in lines[0], lines[0]
+    reason = "decimal exponent beyond" if where in ("set", "instance") else "is greater than"
+    assert reason in lines[0], lines[0]
+
+
 # -- the arithmetic against exact oracles --------------------------------------------------------
 
 @settings(max_examples=60)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -73,6 +74,31 @@ def _schema_check(obj: Any) -> None:
         raise Malformed(f"schema: at {path}: {exc.message}") from None
 
 
+#: Largest decimal exponent accepted in an exact-number string. Fraction("1e999999999")
+#: would build a 3-gigabit integer: one such string must not hang the checker.
+MAX_EXPONENT = 100_000
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
+
+
+def _number_sizes_check(obj: Any, where: str = "") -> None:
+    """Malformed if any string carries a decimal exponent beyond ±MAX_EXPONENT (walked
+    before anything is parsed; strings without 'e'/'E' cost one test each)."""
+    stack = [(obj, where)]
+    while stack:
+        x, at = stack.pop()
+        if isinstance(x, str):
+            if "e" in x or "E" in x:
+                m = _EXPONENT.search(x)
+                digits = m.group(1).lstrip("+-") if m else ""
+                if len(digits) > 6 or (digits and int(digits) > MAX_EXPONENT):
+                    raise Malformed(f"{at or '(top level)'}: the number {x[:40]!r} has a "
+                                    f"decimal exponent beyond ±{MAX_EXPONENT}")
+        elif isinstance(x, dict):
+            stack.extend((v, f"{at}.{k}" if at else str(k)) for k, v in x.items())
+        elif isinstance(x, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(x))
+
+
 def _matrix(inst: dict, key: str) -> list[list[Fraction]]:
     try:
         return [[Fraction(str(x)) for x in row] for row in inst[key]]
@@ -96,6 +122,7 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
     (:func:`.replay.replay_steps`, Lemma C12); the outcome is the same as with 1."""
     t_start = time.perf_counter()
     _schema_check(obj)
+    _number_sizes_check(obj)
     steps_checked = 0
     try:
         if obj.get("digest") != digest(obj):
