@@ -273,6 +273,58 @@ def test_oversized_numbers_are_malformed_at_once(cert, tmp_path, capsys, where):
     assert reason in lines[0], lines[0]
 
 
+def test_size_prepass_reads_only_whole_numbers():
+    """The exponent pre-pass looks at strings that are decimal numbers as a whole: a hex
+    digest or a name ending in 'e' and digits is not a number (a digest ending in
+    'e1234567' was once refused — found by a random digest in the tamper tests), while
+    every exponent form Fraction() accepts is bounded."""
+    from certified.checker import Malformed, _number_sizes_check
+
+    _number_sizes_check({"digest": "b08b1c8a050b84c7b80fd02c871618d0c860aace1234567",
+                         "name": "vertex e1000000", "x": ["1e5", "-2.5E-99999", "7/3"]})
+    for form in ("1e{}", " -2.5E+{} ", ".5e{}", "1_0e{}", "3.e{}"):
+        assert F(form.format(2)) != 0  # a form Fraction() reads
+        with pytest.raises(Malformed):
+            _number_sizes_check({"a": [form.format("1_000_001")]})
+
+
+
+def test_numbers_beyond_python_default_4300_digits_are_read(cert, tmp_path):
+    """Python refuses int ↔ str conversions beyond 4300 digits by default, and a
+    certificate above ≈ 14,000 bits stores exact numbers that long. The same value
+    written as p·10⁵⁰⁰⁰ / q·10⁵⁰⁰⁰ must check exactly as before (it was 'invalid': the
+    parse failed), in this process and through a file, and the interpreter's own limit
+    is restored afterwards."""
+    import sys as _sys
+
+    c = copy.deepcopy(cert)
+    rec = c["integration"]["replay"]["records"][5]
+    lo, hi = (F(x) for x in rec["set"]["r"][0])
+    big = 10 ** 5000
+
+    def long_form(q: F) -> str:
+        return f"{q.numerator * big}/{q.denominator * big}"
+    if hasattr(_sys, "set_int_max_str_digits"):
+        before = _sys.get_int_max_str_digits()
+        _sys.set_int_max_str_digits(0)  # to write the test data only
+        try:
+            rec["set"]["r"][0] = [long_form(lo), long_form(hi)]
+        finally:
+            _sys.set_int_max_str_digits(before)
+    else:  # Python without the limit: nothing to test beyond the plain check
+        rec["set"]["r"][0] = [long_form(lo), long_form(hi)]
+    assert len(rec["set"]["r"][0][0]) > 10_000
+    redigest(c)
+    rep = check_certificate(c)
+    assert rep.valid, rep.message
+    assert rep.steps_checked == len(c["integration"]["replay"]["records"])
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(c))
+    assert main(["check", "--workers", "2", str(path)]) == 0
+    if hasattr(_sys, "get_int_max_str_digits"):
+        assert _sys.get_int_max_str_digits() == before
+
+
 # -- the arithmetic against exact oracles --------------------------------------------------------
 
 @settings(max_examples=60)

@@ -17,11 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .audits import check_stationary, check_symmetric, judge_claims, rank
 from .balls import BallError, const, set_scale
@@ -77,7 +79,9 @@ def _schema_check(obj: Any) -> None:
 #: Largest decimal exponent accepted in an exact-number string. Fraction("1e999999999")
 #: would build a 3-gigabit integer: one such string must not hang the checker.
 MAX_EXPONENT = 100_000
-_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
+# A whole string in the decimal-with-exponent form Fraction() accepts (not a hex digest or a
+# name that merely ends in "e" and digits).
+_EXPONENT = re.compile(r"\s*[+-]?(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)[eE]([+-]?\d[\d_]*)\s*")
 
 
 def _number_sizes_check(obj: Any, where: str = "") -> None:
@@ -88,8 +92,8 @@ def _number_sizes_check(obj: Any, where: str = "") -> None:
         x, at = stack.pop()
         if isinstance(x, str):
             if "e" in x or "E" in x:
-                m = _EXPONENT.search(x)
-                digits = m.group(1).lstrip("+-") if m else ""
+                m = _EXPONENT.fullmatch(x)
+                digits = m.group(1).lstrip("+-").replace("_", "") if m else ""
                 if len(digits) > 6 or (digits and int(digits) > MAX_EXPONENT):
                     raise Malformed(f"{at or '(top level)'}: the number {x[:40]!r} has a "
                                     f"decimal exponent beyond ±{MAX_EXPONENT}")
@@ -113,6 +117,26 @@ def _scalar(V: list[list[Fraction]]) -> Fraction | None:
     return lam if ok else None
 
 
+#: Python (≥ 3.11) refuses int ↔ str conversions beyond 4300 digits by default; exact
+#: numbers of a certificate at up to 10⁶ bits have up to ≈ 301,030 digits.
+MAX_STR_DIGITS = 400_000
+
+
+@contextmanager
+def _long_numbers() -> Iterator[None]:
+    """Allow integers of up to MAX_STR_DIGITS digits while a certificate is read and
+    checked (forked workers inherit it), and restore the interpreter's limit after."""
+    get = getattr(sys, "get_int_max_str_digits", None)
+    old = get() if get is not None else 0
+    if old:
+        sys.set_int_max_str_digits(max(old, MAX_STR_DIGITS))
+    try:
+        yield
+    finally:
+        if old:
+            sys.set_int_max_str_digits(old)
+
+
 def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None = None,
                       workers: int = 1) -> Report:
     """Re-verify a parsed certificate. Raises :class:`Malformed` if it cannot be read;
@@ -120,6 +144,12 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
 
     ``workers`` > 1 replays contiguous chunks of the steps in that many processes
     (:func:`.replay.replay_steps`, Lemma C12); the outcome is the same as with 1."""
+    with _long_numbers():
+        return _check_certificate(obj, progress, workers)
+
+
+def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None,
+                       workers: int) -> Report:
     t_start = time.perf_counter()
     _schema_check(obj)
     _number_sizes_check(obj)
@@ -357,10 +387,12 @@ def check_file(path: str, progress: Callable[[int, Fraction], None] | None = Non
                workers: int = 1) -> Report:
     """Read and check a certificate file (:class:`Malformed` if it is not readable JSON)."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8") as fh, _long_numbers():
             obj = json.load(fh)
     except OSError as exc:
         raise Malformed(f"cannot read {path}: {exc.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise Malformed(f"{path} is not JSON: {exc}") from None
+    except ValueError as exc:  # an integer literal beyond MAX_STR_DIGITS digits
+        raise Malformed(f"{path}: {exc}") from None
     return check_certificate(obj, progress, workers)
