@@ -23,6 +23,7 @@ import numpy as np
 from .arith.base import Backend
 from .field import AttentionField
 from .instance import Instance
+from .numbers import float_matrix
 
 __all__ = ["ApproxJudgement", "ApproxTrajectory", "approx_theorem_4_2",
            "approx_trajectory_mp", "approx_trajectory_float", "softmax_rows", "expm_float",
@@ -274,7 +275,7 @@ def approx_theorem_4_2(instance: Instance, *, t_end: float = 6.0, h: float = 1e-
     a slow drift or a late split is invisible at finite t_end.
     """
     method = f"float64 RK4 in z, h = {h}, φ₁*(z) at t = {t_end - 1:g} and {t_end:g} (approximate)"
-    V = np.array([[float(x) for x in row] for row in instance.V])
+    V = float_matrix(instance.V, "V")
     w, vl = np.linalg.eig(V.T)
     mod = np.abs(w)
     top = [k for k in range(len(w)) if mod[k] >= mod.max() * (1 - 1e-9)]
@@ -284,9 +285,9 @@ def approx_theorem_4_2(instance: Instance, *, t_end: float = 6.0, h: float = 1e-
     # eigenvector) instead, and ask for convergence to at most three points there.
     phi = np.stack([vl[:, k].real, vl[:, k].imag], axis=1) if complex_pair else \
         vl[:, k].real.reshape(-1, 1)
-    Q = np.array([[float(x) for x in row] for row in instance.Q])
-    K = np.array([[float(x) for x in row] for row in instance.K])
-    X0 = np.array([[float(x) for x in row] for row in instance.X0])
+    Q = float_matrix(instance.Q, "Q")
+    K = float_matrix(instance.K, "K")
+    X0 = float_matrix(instance.X0, "X0")
     with np.errstate(all="ignore"):
         tr = approx_trajectory_float(V, Q, K, X0, t_end, times=[t_end - 1, t_end], h=h)
         a, b = (Z @ phi for Z in tr.tokens)

@@ -174,9 +174,11 @@ def _float_run(inst: Instance, t_final: float) -> dict[str, Any]:
     """What a float64 simulation (RK4 in z) concludes — approximate, for comparison."""
     from .approx import approx_trajectory_float
 
-    f = lambda m: [[float(x) for x in row] for row in m]  # noqa: E731
+    from .numbers import float_matrix
+
     h = min(1e-2, t_final / 200)
-    tr = approx_trajectory_float(f(inst.V), f(inst.Q), f(inst.K), f(inst.X0), t_final, h=h)
+    tr = approx_trajectory_float(*(float_matrix(getattr(inst, k), k) for k in
+                                   ("V", "Q", "K", "X0")), t_final, h=h)
     Z, P = tr.tokens[-1], tr.attention[-1]
     D = np.linalg.norm(Z[:, None, :] - Z[None, :, :], axis=-1)
     tol = 1e-12 * max(1.0, float(np.abs(Z).max()))

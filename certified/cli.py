@@ -218,11 +218,10 @@ def verify(file: str, theorem: str, digits: int, t_max: str, max_seconds: float,
             P_T = bk.float_array(field.attention(Zl, v.trajectory.certified_until,
                                                   clip=True))
         if var == "x":  # the picture is in z (float conversion: a picture only)
-            import numpy as np
-
             from .approx import expm_float
+            from .numbers import float_matrix
 
-            Vf = np.array([[float(x) for x in row] for row in inst.V])
+            Vf = float_matrix(inst.V, "V (for --plot)")
             toks = [X @ expm_float(-t * Vf).T for t, X in zip(ts, toks)]
         centers = None
         P_star = None

@@ -185,6 +185,21 @@ def to_fraction(value: Any, field: str = "value") -> Fraction:
     raise InputError(field, f"a {type(value).__name__} is not a number", ACCEPTED_NUMBERS)
 
 
+def float_matrix(m: Any, field: str) -> Any:
+    """A float64 copy of a matrix of exact numbers, for the approximate float64 paths and
+    pictures; :class:`InputError` naming ``field`` if an entry is beyond float64's range
+    (tiny entries become 0 or subnormal: the float paths are approximate anyway).
+    Returns a numpy array of the same shape."""
+    import numpy as np
+
+    try:
+        return np.array([[float(x) for x in row] for row in m], dtype=float)
+    except OverflowError:
+        raise InputError(field, "has an entry beyond the float64 range (about 1.8e308)",
+                         "entries below 1.8e308 in magnitude for the approximate "
+                         "float64 path") from None
+
+
 def fraction_to_str(q: Fraction) -> str:
     """Exact text of a rational: ``"3"`` or ``"-3/4"`` (the spec's exact format)."""
     # fmpz's conversion has no digit limit, unlike int.__str__ (4300 digits): results

@@ -189,7 +189,10 @@ def norm_matrix_candidates(V: Matrix) -> list[list[list[Fraction]]]:
     """
     d = len(V)
     out: list[list[list[Fraction]]] = []
-    Vf = np.array([[float(x) for x in row] for row in V])
+    # Eigenvectors do not depend on the scale: divide by the largest entry first, so that
+    # no entry overflows a float (V = 10^400·… is a valid exact input).
+    top = max((abs(x) for row in V for x in row), default=Fraction(0)) or Fraction(1)
+    Vf = np.array([[float(x / top) for x in row] for row in V])
     try:
         w, vr = np.linalg.eig(Vf)
         cols: list[np.ndarray] = []

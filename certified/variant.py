@@ -322,8 +322,10 @@ def variant_field(inst: Any, bk: Backend, weights: Any = None) -> Any:
 
 
 # -- approximate path --------------------------------------------------------------------
-def _float(m: Matrix) -> np.ndarray:
-    return np.array([[float(x) for x in row] for row in m])
+def _float(m: Matrix, field: str = "matrix") -> np.ndarray:
+    from .numbers import float_matrix
+
+    return float_matrix(m, field)
 
 
 def approx_variant(inst: Any, t_final: float, *, h: float = 1e-3,

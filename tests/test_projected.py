@@ -221,3 +221,36 @@ def test_tiny_positive_group_keeps_a_positive_limit_interval():
     lo, hi = v.tail.limits["+"]
     assert 0 < lo < F(1, 10**8) and hi < 1
     assert check_certificate(json.loads(json.dumps(to_certificate(v)))).valid
+
+
+def test_astronomical_entries_do_not_crash_the_float_heuristics(tmp_path, capsys):
+    """Exact inputs have no range, floats do. V = diag(10^400, 1) (a good triple) made
+    `verify` exit 1 with an OverflowError in the eigenvector heuristic of Lemma T7's norm;
+    now the heuristics divide by the largest entry (eigenvectors and argmax are
+    scale-free), and the approximate float64 paths refuse with a one-line InputError
+    naming the matrix."""
+    from certified.approx import approx_theorem_4_2
+    from certified.cli import main
+    from certified.errors import InputError
+    from certified.projected import norm_matrix_candidates
+    from certified.tail import leader_map_from_points
+
+    big = F(10) ** 400
+    V = [[big, F(0)], [F(0), F(1)]]
+    S = norm_matrix_candidates(V)[0]
+    assert S == norm_matrix_candidates([[F(1), F(0)], [F(0), F(1, 10 ** 400)]])[0]
+    Z = np.array([[1.0, 0.2], [0.9, 0.1], [-1.0, 0.3]])
+    B = [[F(2), F(1)], [F(1), F(3)]]
+    assert leader_map_from_points(Z, [[x * big for x in row] for row in B]) == \
+        leader_map_from_points(Z, B)
+    inst = Instance.create(V=V, Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]],
+                           X0=[[1, 0], [0, 1]])
+    with pytest.raises(InputError, match=r"^V: .*float64 range"):
+        approx_theorem_4_2(inst)
+    path = tmp_path / "huge_v.json"
+    path.write_text(json.dumps({"V": [["1e400", "0"], ["0", "1"]], "Q": [["1", "0"], ["0", "1"]],
+                                "K": [["1", "0"], ["0", "1"]], "X0": [["1", "0"], ["0", "1"]]}))
+    assert main(["verify", str(path), "--digits", "15", "--max-seconds", "10",
+                 "--t-max", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "undecided"
