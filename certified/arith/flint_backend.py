@@ -14,7 +14,7 @@ from ..errors import UndecidedError
 from .base import Backend
 
 
-_UNIT = arb(0.5, 0.5)  # exactly [0, 1]
+_UNIT = arb(0.5, 0.5)  # [0, 1], widened by ≈ 1e-9 (Arb rounds a radius up to 30 bits)
 
 
 class FlintBackend(Backend):
