@@ -38,8 +38,8 @@ def power_of_two(e: int) -> str:
     """"2^e" for a message, with e abbreviated when it has more than 20 digits (mpmath's
     and Arb's exponents are unbounded: e^(10^800) has an exponent of 800 digits)."""
     digits = len(str(abs(e)))
-    return f"2^{e}" if digits <= 20 else f"2^(±{digits}-digit exponent)".replace(
-        "±", "-" if e < 0 else "")
+    sign = "-" if e < 0 else ""
+    return f"2^{e}" if digits <= 20 else f"2^({sign}{digits}-digit exponent)"
 
 
 def _dyadic(x: arb, up: bool) -> Fraction:

@@ -200,6 +200,16 @@ def float_matrix(m: Any, field: str) -> Any:
                          "float64 path") from None
 
 
+def scaled_float_matrix(m: Any) -> Any:
+    """m / max |entry| in float64, for heuristics that do not depend on a positive scale
+    (eigenvectors, argmax of scores): no entry can overflow, whatever the exact input."""
+    import numpy as np
+
+    rows = [[Fraction(x) for x in row] for row in m]
+    top = max((abs(x) for row in rows for x in row), default=Fraction(0)) or Fraction(1)
+    return np.array([[float(x / top) for x in row] for row in rows], dtype=float)
+
+
 def fraction_to_str(q: Fraction) -> str:
     """Exact text of a rational: ``"3"`` or ``"-3/4"`` (the spec's exact format)."""
     # fmpz's conversion has no digit limit, unlike int.__str__ (4300 digits): results

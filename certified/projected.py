@@ -25,7 +25,7 @@ import numpy as np
 
 from .arith.base import Backend
 from .exact import Matrix, charpoly
-from .numbers import bounds_to_json, fraction_to_str
+from .numbers import bounds_to_json, fraction_to_str, scaled_float_matrix
 from .tail import round_box
 
 __all__ = ["ProjectedBound", "find_norm", "norm_bound", "norm_matrix_candidates",
@@ -189,10 +189,7 @@ def norm_matrix_candidates(V: Matrix) -> list[list[list[Fraction]]]:
     """
     d = len(V)
     out: list[list[list[Fraction]]] = []
-    # Eigenvectors do not depend on the scale: divide by the largest entry first, so that
-    # no entry overflows a float (V = 10^400·… is a valid exact input).
-    top = max((abs(x) for row in V for x in row), default=Fraction(0)) or Fraction(1)
-    Vf = np.array([[float(x / top) for x in row] for row in V])
+    Vf = scaled_float_matrix(V)  # eigenvectors are scale-free; V = 10^400·… is valid input
     try:
         w, vr = np.linalg.eig(Vf)
         cols: list[np.ndarray] = []

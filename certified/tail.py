@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from .arith.base import Backend
-from .numbers import bounds_to_json, fraction_to_str
+from .numbers import bounds_to_json, fraction_to_str, scaled_float_matrix
 
 __all__ = ["Box", "LeaderFollowerBound", "leader_follower", "leader_map_from_scores",
            "leader_map_from_points",
@@ -138,10 +138,7 @@ def leader_map_from_points(Z: np.ndarray, B: Sequence[Sequence[Fraction]]
                            ) -> tuple[list[int] | None, str]:
     """:func:`leader_map_from_scores` of the float scores of the points Z (n × d) for B,
     or ``(None, reason)`` (a heuristic: the lemma verifies the map it is given)."""
-    # The argmax of the scores does not depend on a positive scale of B: divide by its
-    # largest entry, so that no entry overflows a float.
-    top = max((abs(Fraction(x)) for row in B for x in row), default=Fraction(0)) or Fraction(1)
-    Bf = np.array([[float(Fraction(x) / top) for x in row] for row in B])
+    Bf = scaled_float_matrix(B)  # the argmax of the scores is scale-free
     with np.errstate(all="ignore"):
         scores = Z @ Bf @ Z.T
     if not np.all(np.isfinite(scores)):

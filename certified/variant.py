@@ -34,6 +34,7 @@ import numpy as np
 
 from .arith.base import Backend
 from .errors import InputError
+from .numbers import float_matrix
 from .field import AttentionField, AttentionSeries
 
 __all__ = ["SIGMAS", "FeedForward", "MultiHead", "Pieces", "parse_variant", "certifiable",
@@ -322,12 +323,6 @@ def variant_field(inst: Any, bk: Backend, weights: Any = None) -> Any:
 
 
 # -- approximate path --------------------------------------------------------------------
-def _float(m: Matrix, field: str = "matrix") -> np.ndarray:
-    from .numbers import float_matrix
-
-    return float_matrix(m, field)
-
-
 def approx_variant(inst: Any, t_final: float, *, h: float = 1e-3,
                    times: Sequence[float] | None = None) -> dict[str, Any]:
     """Float64 RK4 of the variant in x (z-form feed-forward: in z), **approximate**.
@@ -337,7 +332,7 @@ def approx_variant(inst: Any, t_final: float, *, h: float = 1e-3,
     from .approx import expm_float, rk4_float, softmax_rows
 
     var = inst.variant
-    V, Q, K = _float(inst.V), _float(inst.Q), _float(inst.K)
+    V, Q, K = (float_matrix(getattr(inst, k), k) for k in ("V", "Q", "K"))
 
     def attn_out(X: np.ndarray, Vm: np.ndarray, Qm: np.ndarray, Km: np.ndarray) -> np.ndarray:
         return (softmax_rows((X @ Qm.T) @ (X @ Km.T).T) @ X) @ Vm.T
@@ -345,7 +340,7 @@ def approx_variant(inst: Any, t_final: float, *, h: float = 1e-3,
     variable = "x"
     if isinstance(var, FeedForward):
         sig = SIGMAS[var.sigma]
-        Wt = _float(var.W).T
+        Wt = float_matrix(var.W, "variant.feedforward.W").T
         if var.form == "z":
             variable = "z"
 
@@ -357,13 +352,15 @@ def approx_variant(inst: Any, t_final: float, *, h: float = 1e-3,
             def rhs(Z: np.ndarray, t: float) -> np.ndarray:
                 return sig(attn_out(Z, V, Q, K)) @ Wt
     elif isinstance(var, MultiHead):
-        hs = [(V, Q, K)] + [(_float(x.V), _float(x.Q), _float(x.K)) for x in var.heads]
+        hs = [(V, Q, K)] + [tuple(float_matrix(getattr(x, k), f"variant.heads[{i}].{k}")
+                                  for k in ("V", "Q", "K")) for i, x in enumerate(var.heads)]
 
         def rhs(Z: np.ndarray, t: float) -> np.ndarray:
             return sum(attn_out(Z, *w) for w in hs)
     elif isinstance(var, Pieces):
         starts = [0.0] + [float(s) for s in var.starts]
-        ws = [(V, Q, K)] + [(_float(x.V), _float(x.Q), _float(x.K)) for x in var.weights]
+        ws = [(V, Q, K)] + [tuple(float_matrix(getattr(x, k), f"variant.pieces[{i}].{k}")
+                                  for k in ("V", "Q", "K")) for i, x in enumerate(var.weights)]
         piece = [0]  # the weights of the current step: chosen at its start (see below)
 
         def rhs(Z: np.ndarray, t: float) -> np.ndarray:
@@ -377,7 +374,7 @@ def approx_variant(inst: Any, t_final: float, *, h: float = 1e-3,
         # are then handled exactly (a stage at the switch would mix the two pieces).
         piece[0] = max(i for i, s in enumerate(starts) if s <= t + h / 2)
 
-    got = rk4_float(rhs, _float(inst.X0), t_final, h=h,
+    got = rk4_float(rhs, float_matrix(inst.X0, "X0"), t_final, h=h,
                     times=times if times is not None else [0.0, t_final],
                     step_start=choose_piece if isinstance(var, Pieces) else None)
     out_t = [t for t, _, _ in got]
