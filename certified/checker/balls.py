@@ -1,4 +1,4 @@
-"""The checker's arithmetic: fixed-point balls on Python integers, mpmath for exp/cos/sin.
+"""The checker's exact arithmetic: fixed-point balls on Python integers, mpmath for exp.
 
 Contract
 --------
@@ -6,10 +6,11 @@ A :class:`Ball` ``(m, r)`` stands for the closed interval [(m − r)·2^−P, (m
 with Python integers m and r ≥ 0 and the module-wide scale P (:func:`scale`). Every
 operation returns a ball that contains the exact result for every pair of points of its
 arguments. Additions are exact; products and quotients are rounded by one explicit
-floor/ceil on integers (proofs in ``proofs_notes/checker.md``, Lemma C1); exp, cos and sin
-call mpmath's ``libmp`` functions with directed rounding (``round_floor`` /
-``round_ceiling``) on exactly converted endpoints. :class:`CBall` is a rectangle
-re + i·im of two balls.
+floor/ceil on integers (proofs in ``proofs_notes/checker.md``, Lemma C1); exp calls
+mpmath's ``libmp`` with directed rounding (``round_floor`` / ``round_ceiling``) on exactly
+converted endpoints. These balls carry what must be known to the certificate's
+precision (the centre's low Taylor orders, the lemma data); boxes that need only a few
+digits of their own size are the binary64 balls of :mod:`.fballs`.
 
 This module deliberately shares no code with the integrator (which uses Arb through
 python-flint): the checker's trusted base is Python's integers, ``fractions``, and
@@ -24,7 +25,7 @@ from math import isqrt
 import mpmath.libmp as L
 import numpy as np
 
-__all__ = ["Ball", "BallError", "CBall", "ExactRadii", "FloatRadii", "RadiusOverflow", "bdot",
+__all__ = ["Ball", "BallError", "ExactRadii", "FloatRadii", "RadiusOverflow", "bdot",
            "scale", "set_scale", "const", "interval", "one", "with_radii"]
 
 _P = 200  # fixed-point scale: one unit is 2^-P
@@ -158,14 +159,6 @@ class Ball:
 
     __rmul__ = __mul__
 
-    def sqr(self) -> "Ball":
-        """x² (tighter than x·x when the ball contains 0)."""
-        lo, hi = self.lo(), self.hi()
-        a, b = lo * lo, hi * hi
-        top = _ceil_shift(max(a, b), _P) + 1
-        bot = 0 if lo <= 0 <= hi else (min(a, b) >> _P)
-        return Ball.from_ends(bot, top)
-
     def recip(self) -> "Ball":
         """1/x; raises :class:`BallError` when the ball contains 0."""
         lo, hi = self.lo(), self.hi()
@@ -202,20 +195,6 @@ class Ball:
         lo = _mpf_floor_scaled(L.mpf_exp(a, prec, L.round_floor))
         hi = _mpf_ceil_scaled(L.mpf_exp(b, prec, L.round_ceiling))
         return Ball.from_ends(lo, hi)
-
-    def exp_pair(self) -> tuple["Ball", "Ball"]:
-        """(e^x, e^−x): e^−x as the reciprocal of the ball of e^x (1/t is monotone, so the
-        end points map to end points; Lemma C2)."""
-        e = self.exp()
-        return e, (e.recip() if e.lo() > 0 else (-self).exp())  # lo 0: e^x below the scale
-
-    def cos_sin(self) -> tuple["Ball", "Ball"]:
-        a, b = self._ends_mpf()
-        prec = _P + 32
-        c = L.mpi_cos((a, b), prec)
-        s = L.mpi_sin((a, b), prec)
-        return (Ball.from_ends(_mpf_floor_scaled(c[0]), _mpf_ceil_scaled(c[1])),
-                Ball.from_ends(_mpf_floor_scaled(s[0]), _mpf_ceil_scaled(s[1])))
 
 
 def _show(q: Fraction) -> str:
@@ -261,113 +240,6 @@ def interval(lo: Fraction, hi: Fraction) -> Ball:
     """A ball containing the rational interval [lo, hi]."""
     a, b = const(lo), const(hi)
     return Ball.from_ends(a.lo(), b.hi())
-
-
-class CBall:
-    """The rectangle re + i·im (two :class:`Ball`); contains every z with Re z ∈ re,
-    Im z ∈ im."""
-
-    __slots__ = ("re", "im")
-
-    def __init__(self, re: Ball, im: Ball) -> None:
-        self.re, self.im = re, im
-
-    def __add__(self, o: object) -> "CBall":
-        if isinstance(o, CBall):
-            return CBall(self.re + o.re, self.im + o.im)
-        if isinstance(o, Ball):
-            return CBall(self.re + o, self.im)
-        if isinstance(o, int) and o == 0:
-            return self
-        return NotImplemented
-
-    __radd__ = __add__
-
-    def __neg__(self) -> "CBall":
-        return CBall(-self.re, -self.im)
-
-    def __sub__(self, o: object) -> "CBall":
-        if isinstance(o, CBall):
-            return CBall(self.re - o.re, self.im - o.im)
-        if isinstance(o, Ball):
-            return CBall(self.re - o, self.im)
-        return NotImplemented
-
-    def __rsub__(self, o: object) -> "CBall":
-        if isinstance(o, Ball):
-            return CBall(o - self.re, -self.im)
-        return NotImplemented
-
-    def __mul__(self, o: object) -> "CBall":
-        if isinstance(o, CBall):
-            return CBall(self.re * o.re - self.im * o.im, self.re * o.im + self.im * o.re)
-        if isinstance(o, (Ball, int)):
-            return CBall(self.re * o, self.im * o)
-        return NotImplemented
-
-    __rmul__ = __mul__
-
-    def recip(self) -> "CBall":
-        """1/z as the intersection of two enclosures (Lemma C1):
-
-        * the rectangle formula z̄/(Re² + Im²);
-        * the first-order form around the centre m (δ = z − m, |δ| ≤ R):
-          1/z = 1/m − δ/m² + δ²/(m²z), with |δ²/(m²z)| ≤ R²/(|m|²(|m| − R)); the linear
-          term is the rectangle δ times the point −1/m², so the two components keep their
-          own radii (much tighter than either disc or rectangle alone on wide boxes).
-        """
-        den = self.re.sqr() + self.im.sqr()
-        inv = den.recip()
-        rect = CBall(self.re * inv, -self.im * inv)
-        mr, mi = self.re.m, self.im.m
-        R = isqrt(self.re.r ** 2 + self.im.r ** 2) + 1  # ≥ |z − m|, scaled
-        m2 = mr * mr + mi * mi  # |m|², scaled by 2^{2P}
-        mabs = isqrt(m2)  # ≤ |m|, scaled
-        if mabs <= R:
-            return rect
-        inv_m2 = Ball(m2 >> _P, 1).recip()  # 1/|m|², |m|² enclosed with one unit
-        one_m = CBall(Ball(mr, 0) * inv_m2, -(Ball(mi, 0) * inv_m2))  # 1/m = m̄/|m|²
-        w = -(one_m * one_m)  # −1/m²
-        delta = CBall(Ball(0, self.re.r), Ball(0, self.im.r))
-        lin = one_m + w * delta
-        # second order R²/(|m|²(|m| − R)), scaled by 2^P: R_s²·2^{2P} / (m2·(|m|_s − R_s)),
-        # with |m|_s = isqrt(m2) a lower bound of |m|·2^P; rounded up, plus one unit.
-        rad2 = _div_ceil(R * R << (2 * _P), m2 * (mabs - R)) + 1
-        first = CBall(Ball(lin.re.m, lin.re.r + rad2), Ball(lin.im.m, lin.im.r + rad2))
-        return CBall(rect.re.intersect(first.re), rect.im.intersect(first.im))
-
-    def __truediv__(self, o: object) -> "CBall":
-        if isinstance(o, (CBall, Ball)):
-            return self * o.recip()
-        return NotImplemented
-
-    def __rtruediv__(self, o: object) -> "CBall":
-        if isinstance(o, Ball):
-            return self.recip() * o
-        return NotImplemented
-
-    def exp(self) -> "CBall":
-        e = self.re.exp()
-        c, s = self.im.cos_sin()
-        return CBall(e * c, e * s)
-
-    def exp_pair(self) -> tuple["CBall", "CBall"]:
-        """(e^z, e^−z) from one exp and one cos/sin: e^−z = e^−a(cos b − i sin b) with e^−a
-        the reciprocal of the ball of e^a (Lemma C2)."""
-        e = self.re.exp()
-        c, s = self.im.cos_sin()
-        ei = e.recip() if e.lo() > 0 else (-self.re).exp()  # lo 0: e^a below the scale
-        return CBall(e * c, e * s), CBall(ei * c, -(ei * s))
-
-    def contains_interior(self, o: "CBall") -> bool:
-        return self.re.contains_interior(o.re) and self.im.contains_interior(o.im)
-
-    def abs_hi(self) -> int:
-        """Scaled upper bound of |z| (exact integer square root, rounded up)."""
-        a, b = self.re.abs_hi(), self.im.abs_hi()
-        s = a * a + b * b
-        root = isqrt(s)
-        return root if root * root == s else root + 1
 
 
 class RadiusOverflow(ArithmeticError):

@@ -3,20 +3,44 @@
 V = λI, rescaled variable z (``variable="z"``): ż_i = λ Σ_j P_ij (z_j − z_i) with
 P_ij = softmax_j(c(t)·z_iᵀBz_j), c(t) = e^{2λt}. Original variable x: ẋ_i = V Σ_j P_ij x_j,
 c ≡ 1, for V = λI or any rational matrix V (``V=``; only in x, where no e^{tV} enters).
-Everything is written for numpy object arrays of :class:`~.balls.Ball` (or
-:class:`~.balls.CBall` for complex boxes); every function is an interval extension
-(Lemma C2 of ``proofs_notes/checker.md``). Independent of :mod:`certified.field`.
+Independent of :mod:`certified.field`.
+
+Two arithmetics, chosen by what each quantity needs (``proofs_notes/checker.md``):
+
+* boxes — the Picard test, the tube, the Jacobian — are :class:`~.fballs.FB` /
+  :class:`~.fballs.FC` binary64 balls, vectorized over tokens (Lemmas C2, C13, C14):
+  they are 10⁻³ wide, so 16 digits of their own size suffice;
+* the Taylor coefficients at the set's centre, whose sum must be known to the
+  certificate's precision, are exact integer balls (:mod:`.balls`, Lemmas C1, C1f) for
+  the low orders, continued in binary64 once a coefficient times h^k is below what the
+  check needs (Lemma C15).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
-from .balls import Ball, ExactRadii, const, one, with_radii
+from .balls import Ball, ExactRadii, const, one, scale, with_radii
+from .fballs import FB, FC, bilinear, ccontract, fconst, from_balls, up
 
-__all__ = ["Field"]
+__all__ = ["Field", "Jets", "pairwise"]
+
+#: Hand over to binary64 once max|Z_k|h^k ≤ HANDOVER·tol (two orders in a row): the
+#: continuation's rounding is ≈ 2⁻⁴² of its first terms (measured on (8, 3) steps), so
+#: its error stays ≈ 2⁻⁸·tol. Only the work depends on it, never the rigor (Lemma C15).
+HANDOVER = 2.0 ** 50
+
+
+def _int_balls(m: np.ndarray, r: np.ndarray, P: int) -> FB:
+    """Binary64 balls containing (m ± r)·2^−P for integer midpoints m and radius bounds r
+    (integers or binary64 upper bounds): float() and ldexp round at most twice, so
+    4u|m| plus the inflation of :func:`~.fballs.up` covers them (Lemma C13)."""
+    mf = np.ldexp(np.asarray(m, dtype=object).astype(np.float64), -P)
+    rf = np.ldexp(np.asarray(r, dtype=object).astype(np.float64), -P)
+    return FB(mf, up(rf + 4 * 2.0 ** -53 * np.abs(mf), 4))
 
 
 def _zeros(shape: tuple) -> np.ndarray:
@@ -25,9 +49,26 @@ def _zeros(shape: tuple) -> np.ndarray:
     return out
 
 
-def _re_mid(x: object) -> float:
-    """Midpoint of the real part, as a float (a heuristic only)."""
-    return (x.re if hasattr(x, "re") else x).mid_float()
+def _re(x):
+    return x.re if isinstance(x, FC) else x
+
+
+def pairwise(Z):
+    """D[k, j] ∋ z_j − z_k for the box Z (n, d), with D[k, k] = 0 exactly (z_k − z_k is 0
+    for every state, not a ball of twice the radius)."""
+    D = Z[None, :, :] - Z[:, None, :]
+    return _zero_diagonal(D)
+
+
+def _zero_diagonal(D):
+    n = D.shape[0]
+    k = np.arange(n)
+    for part in ((D.re, D.im) if isinstance(D, FC) else (D,)):
+        part.m = part.m.copy()
+        part.r = np.array(part.r)
+        part.m[k, k] = 0.0
+        part.r[k, k] = 0.0
+    return D
 
 
 class Field:
@@ -48,24 +89,25 @@ class Field:
         if (lam is None) == (V is None) or (V is not None and variable != "x"):
             raise ValueError("Field needs either λ, or a matrix V with variable 'x'")
         self.lam, self.n, self.d, self.variable = lam, n, len(B), variable
-        self.lamb = const(lam) if lam is not None else None
-        self.VT = None if V is None else np.array([[const(V[j][i]) for j in range(len(V))]
-                                                   for i in range(len(V))], dtype=object)
-        self.B = np.array([[const(x) for x in row] for row in B], dtype=object)
-        self.BT = self.B.T.copy()
+        self.Bq = [[Fraction(x) for x in row] for row in B]
+        self.Vq = None if V is None else [[Fraction(x) for x in row] for row in V]
+        # binary64 balls of the data (re-made if the scale changes: they do not depend on it)
+        self.Bf = fconst(self.Bq)
+        self.VTf = None if V is None else fconst([list(col) for col in zip(*self.Vq)])
+        self.lamf = None if lam is None else fconst(lam)
+        self.two_lamf = None if lam is None else fconst(2 * lam)
 
-    def score_factor(self, t: object) -> object:
-        """c(t) = e^{2λt} (z) or 1 (x), for a ball or complex ball t."""
+    # -- binary64 boxes (Lemma C2) ----------------------------------------------------------
+    def score_factor(self, t):
+        """c(t) = e^{2λt} (z) or 1 (x), for a real or complex ball t of shape ()."""
         if self.variable == "x":
-            return one()
-        return (t * const(2 * self.lam)).exp()
+            return FB(1.0)
+        return (t * self.two_lamf).exp()
 
-    def attention(self, Z: np.ndarray, c: object, diffs=None) -> np.ndarray:
-        """P over the box Z (n×d) for the score factor c (a ball or complex ball).
-
-        ``diffs(k)``, if given, encloses the rows z_j − z_k for every state meant (the
-        default is Z − Z[k]); the Picard test passes the tighter differences of its
-        affine candidate (Lemma C3).
+    def attention(self, Z, c, D):
+        """P over the box Z (n, d) for the score factor c, with D (n, n, d) enclosing
+        D[k, j] ∋ z_j − z_k for every state meant (D[k, k] = 0; the Picard test passes the
+        tighter differences of its affine candidate, Lemma C3).
 
         With l_i a column of (approximately) largest score and U_ij = c·z_iᵀB(z_j − z_{l_i}),
         columns near the maximum use P_ij = 1 / Σ_k exp(c·z_iᵀB(z_k − z_j)) (one reciprocal,
@@ -73,110 +115,95 @@ class Field:
         P_ij = e^{U_ij} / Σ_k e^{U_ik} (a tiny numerator is tight). Both are exact
         identities, so the choice only affects widths (Lemma C2).
         """
-        n = self.n
-        diffs = diffs if diffs is not None else (lambda k: Z - Z[k])
-        G = Z.dot(self.B)  # rows z_iᵀB
-        P = np.empty((n, n), dtype=object)
-        Dj = [diffs(j) for j in range(n)]
-        for i in range(n):
-            raw = [Dj[j].dot(G[i]) * c for j in range(n)]  # raw[j][k] = c·s_i(k − j)
-            re = [_re_mid(x) for x in raw[0]]
-            lead = int(np.argmax(re))
-            U = raw[lead]  # U[j] = c·z_iᵀB(z_j − z_lead) = −raw[j][lead]
-            # raw[k][j] is −raw[j][k] state by state, so e^{raw[k][j]} is enclosed by the
-            # reciprocal of e^{raw[j][k]}: one exp per pair (the larger side, ≥ 1 on the
-            # midpoint, whose reciprocal is accurate; Lemma C2).
-            ex: dict = {}
-
-            def e(j: int, k: int) -> object:
-                if (j, k) not in ex:
-                    w = raw[j][k]
-                    if _re_mid(w) >= 0:
-                        ex[j, k], ex[k, j] = w.exp_pair()
-                    else:
-                        ex[k, j], ex[j, k] = (-w).exp_pair()
-                return ex[j, k]
-            E = [U[k].exp() if k == lead else e(lead, k) for k in range(n)]
-            Zsum = sum(E[1:], E[0])
-            inv_sum = None
-            for j in range(n):
-                if j == lead or _re_mid(U[j]) > -4:
-                    tot = one()
-                    for k in range(n):
-                        if k != j:
-                            tot = e(j, k) + tot
-                    P[i, j] = one() / tot if not isinstance(tot, Ball) else tot.recip()
-                else:
-                    if inv_sum is None:
-                        inv_sum = one() / Zsum if not isinstance(Zsum, Ball) else Zsum.recip()
-                    P[i, j] = E[j] * inv_sum
+        n, d = self.n, self.d
+        G = ccontract(np.matmul, Z, self.Bf, d)  # rows z_iᵀB
+        # raw[i, j, k] ∋ c·z_iᵀB(z_k − z_j) = c·Σ_a G[i, a] D[j, k, a]
+        raw = ccontract(lambda g, x: (g @ x.reshape(n * n, d).T).reshape(n, n, n), G, D, d) * c
+        with np.errstate(invalid="ignore"):
+            lead = np.argmax(np.nan_to_num(_re(raw).m[:, 0, :], nan=-np.inf), axis=1)
+        rows = np.arange(n)
+        U = raw[rows, lead, :]  # U[i, j] ∋ c·z_iᵀB(z_j − z_lead)
+        near = (rows[None, :] == lead[:, None]) | (_re(U).m > -4)
+        ii, jj = np.nonzero(near)
+        P = U.copy()
+        P[ii, jj] = raw[ii, jj, :].exp().sum(axis=1).recip()  # the k = j term is e^0 = 1
+        if not np.all(near):
+            Eu = U.exp()
+            inv = Eu.sum(axis=1).recip()
+            far = Eu * inv[:, None]
+            fi, fj = np.nonzero(~near)
+            P[fi, fj] = far[fi, fj]
         return P
 
-    def velocity(self, Z: np.ndarray, c: object, diffs=None) -> np.ndarray:
-        """F over the box Z, shape (n, d), centred form λ Σ_j P_ij (z_j − z_i)
-        (+ λz_i for x); ``diffs`` as in :meth:`attention`."""
-        diffs = diffs if diffs is not None else (lambda k: Z - Z[k])
-        Dk = [diffs(k) for k in range(self.n)]  # once: attention needs them all too
-        P = self.attention(Z, c, Dk.__getitem__)
-        out = np.empty(Z.shape, dtype=object)
-        for i in range(self.n):
-            Di = Dk[i].copy()
-            Di[i] = [Ball(0, 0)] * self.d  # z_i − z_i = 0 exactly, not a ball of radius 2r
-            drift = P[i].dot(Di)
-            if self.variable == "x":
-                drift = drift + Z[i]
-            out[i] = drift * self.lamb if self.VT is None else drift.dot(self.VT)
-        return out
+    def velocity(self, Z, c, D=None):
+        """F over the box Z, shape (n, d): λ Σ_j P_ij (z_j − z_i) (+ λz_i in x); ``D`` as
+        in :meth:`attention` (default: the differences of the box)."""
+        D = pairwise(Z) if D is None else D
+        P = self.attention(Z, c, D)
+        drift = ccontract(lambda p, x: (p[:, :, None] * x).sum(axis=1), P, D, self.n)  # D[i, i] = 0
+        if self.variable == "x":
+            drift = drift + Z
+        if self.VTf is None:
+            return drift * self.lamf
+        return ccontract(np.matmul, drift, self.VTf, self.d)
 
-    def jacobian(self, Z: np.ndarray, c: Ball) -> np.ndarray:
+    def jacobian(self, Z: FB, c: FB) -> FB:
         """DF over the real box Z, shape (N, N), N = n·d. Block (i, m):
         λ[P_im I + c P_im (z_m − z̄_i) z_iᵀB + δ_im c Σ_k P_ik (z_k − z̄_i) z_kᵀBᵀ] − δ_im λI (z),
         with z_m − z̄_i = Σ_j P_ij (z_m − z_j)."""
         n, d = self.n, self.d
-        P = self.attention(Z, c)
-        ziB = Z.dot(self.B) * c
-        zkBT = Z.dot(self.BT) * c
-        eye = _zeros((d, d))
-        for a in range(d):
-            eye[a, a] = one()
-        J = _zeros((n * d, n * d))
-        for i in range(n):
-            dev = [P[i].dot(Z[m] - Z) for m in range(n)]  # z_m − z̄_i, shape (d,)
-            diag = _zeros((d, d))
-            for k in range(n):
-                diag = diag + np.outer(dev[k], zkBT[k]) * P[i, k]
-            for m in range(n):
-                blk = eye * P[i, m] + np.outer(dev[m], ziB[i]) * P[i, m]
-                if m == i:
-                    blk = blk + diag
-                    if self.variable == "z":
-                        blk = blk - eye
-                J[i * d:(i + 1) * d, m * d:(m + 1) * d] = (
-                    blk * self.lamb if self.VT is None else self.VT.T.dot(blk))
-        return J
+        Dz = pairwise(Z)  # Dz[j, m] ∋ z_m − z_j
+        P = self.attention(Z, c, Dz)
+        ziB = bilinear(np.matmul, Z, self.Bf, d) * c
+        zkBT = bilinear(lambda z, b: z @ b.T, Z, self.Bf, d) * c
+        # dev[i, m] ∋ z_m − z̄_i = Σ_j P_ij (z_m − z_j)
+        dev = bilinear(lambda p, x: (p @ x.reshape(n, n * d)).reshape(n, n, d), P, Dz, n)
+        X = P.reshape(n, n, 1) * dev  # X[i, m, a] = P_im (z_m − z̄_i)_a
+        J4 = X.reshape(n, n, d, 1) * ziB.reshape(n, 1, 1, d)  # (i, m, a, b)
+        eye = np.eye(d)
+        J4 = J4 + P.reshape(n, n, 1, 1) * eye.reshape(1, 1, d, d)
+        diag = bilinear(lambda x, z: x.transpose(0, 2, 1) @ z, X, zkBT, n)  # Σ_k X[i,k,a] zkBT[k,b]
+        if self.variable == "z":
+            diag = diag - eye.reshape(1, d, d)
+        k = np.arange(n)
+        J4[k, k] = J4[k, k] + diag
+        if self.VTf is None:
+            J4 = J4 * self.lamf
+        else:  # V·block
+            J4 = bilinear(lambda vt, j: np.einsum("ca,imcb->imab", vt, j), self.VTf, J4, d)
+        return J4.transpose(0, 2, 1, 3).reshape(n * d, n * d)
 
-    def jets(self, Z0: np.ndarray, t0: Fraction, order: int) -> list[np.ndarray]:
+    # -- Taylor coefficients at a point (Lemmas C1, C1f, C15) ----------------------------------
+    def jets(self, Z0: np.ndarray, t0: Fraction, order: int, h: Fraction | None = None,
+             tol: float | None = None) -> "Jets":
         """Taylor coefficients Z_0 … Z_order at τ = 0 of the solution through the point
-        (or box) Z0 at time t0 (recurrences of Lemma C3: Cauchy products, exp, quotient).
+        Z0 (object array of exact :class:`~.balls.Ball`, n×d) at time t0.
 
-        Each series is a preallocated stack of integer midpoints, radius bounds and
-        bounds of |midpoint| (index = order), so every convolution Σ_m a_m b_{k−m} is one
-        numpy product of a slice and a reversed slice: the midpoints summed exactly in
-        integers and rounded once (Lemma C1), the radius terms in binary64 with every
-        rounding accounted for (Lemma C1f) — or in integers (exact) when the scale or a
-        bound leaves binary64's range.
+        Orders 0 … k₁ are exact integer balls (recurrences of Lemma I2: Cauchy products,
+        exp, quotient; midpoints summed exactly, radius terms in binary64 with every
+        rounding counted, Lemma C1f, or in integers beyond binary64's range). With h and
+        ``tol`` given, k₁ is the first order from which max|Z_k|h^k ≤ HANDOVER·tol for two
+        orders in a row: the binary64 continuation (Lemma C15) then computes h^k·Z_k for
+        k > k₁ in the variable s = τ/h, whose rounding errors (≈ 2⁻⁴² of those terms,
+        measured) stay below tol. Without them every order is exact.
         """
-        return with_radii(lambda R: self._jets(Z0, t0, order, R))
+        return with_radii(lambda R: self._jets(Z0, t0, order, R, h, tol))
 
-    def _jets(self, Z0: np.ndarray, t0: Fraction, order: int, R: ExactRadii
-              ) -> list[np.ndarray]:
+    def _jets(self, Z0: np.ndarray, t0: Fraction, order: int, R: ExactRadii,
+              h: Fraction | None = None, tol: float | None = None) -> "Jets":
         """:meth:`jets` with the radius arithmetic R (ExactRadii or FloatRadii)."""
         n, d, K = self.n, self.d, order
-        c0 = self.score_factor(const(t0))
+        P_ = scale()
+        lamq = self.lam
+        lamb = const(lamq) if lamq is not None else None
+        c0 = (const(t0) * const(2 * lamq)).exp() if self.variable == "z" else one()
         cs = [c0]  # c(t0 + τ) = c0 Σ (2λτ)^k / k!
         for k in range(1, K + 1):
-            cs.append(cs[-1] * const(2 * self.lam / k) if self.variable == "z" else Ball(0, 0))
-        lam = self.lamb
+            cs.append(cs[-1] * const(2 * lamq / k) if self.variable == "z" else Ball(0, 0))
+        # The continuation is possible only where binary64 can hold what it must add:
+        # 2⁻⁹⁷⁰ above the radii's absolute floor, and scales whose 2^P is a float.
+        stop = h is not None and tol is not None and tol > 2.0 ** -960 and P_ <= 960
+        hf = float(h) if stop else 0.0
 
         def stack(shape: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             # midpoints (integers), |midpoint| bounds, radius bounds
@@ -188,30 +215,37 @@ class Field:
 
         mm, conv = R.ball_dot, R.ball_conv  # (mid, |mid|, radius) per factor
 
-        Bm, Br = ints(self.B, "m"), R.of_ints(ints(self.B, "r"))
+        Bb = np.array([[const(x) for x in row] for row in self.Bq], dtype=object)
+        Bm, Br = ints(Bb, "m"), R.of_ints(ints(Bb, "r"))
         Ba = R.mag(Bm)
-        if self.VT is not None:
-            VTm, VTr = ints(self.VT, "m"), R.of_ints(ints(self.VT, "r"))
+        if self.Vq is not None:
+            VT = np.array([[const(self.Vq[j][i]) for j in range(d)] for i in range(d)],
+                          dtype=object)
+            VTm, VTr = ints(VT, "m"), R.of_ints(ints(VT, "r"))
             VTa = R.mag(VTm)
         csm = np.array([c.m for c in cs], dtype=object).reshape(K + 1, 1, 1)
         csa = R.mag(csm)
         csr = R.of_ints(np.array([c.r for c in cs], dtype=object).reshape(K + 1, 1, 1))
         # Row shifts l_i: a column of largest score (any choice is exact, it cancels).
         Zf = np.array([[x.mid_float() for x in row] for row in Z0])
-        Bf = np.array([[x.mid_float() for x in row] for row in self.B])
+        Bf = np.array([[float(x) for x in row] for row in self.Bq])
         with np.errstate(all="ignore"):
             Sf = Zf @ Bf @ Zf.T
         lead = np.array([int(j) for j in np.argmax(np.nan_to_num(Sf, nan=0.0), axis=1)])
         rows = np.arange(n)
-        Zm, Za, Zr = stack((n, d))
-        Gm, Ga, Gr = stack((n, d))
-        Sm, Sa, Sr = stack((n, n))
-        Um, Ua, Ur = stack((n, n))
-        Em, Ea, Er = stack((n, n))
-        Rm, Ra, Rr = stack((n, 1))
-        Pm, Pa, Pr = stack((n, n))
+        st = {name: stack(shape) for name, shape in
+              (("Z", (n, d)), ("G", (n, d)), ("S", (n, n)), ("U", (n, n)), ("E", (n, n)),
+               ("R", (n, 1)), ("P", (n, n)))}
+        Zm, Za, Zr = st["Z"]
+        Gm, Ga, Gr = st["G"]
+        Sm, Sa, Sr = st["S"]
+        Um, Ua, Ur = st["U"]
+        Em, Ea, Er = st["E"]
+        Rm, Ra, Rr = st["R"]
+        Pm, Pa, Pr = st["P"]
         Zm[0] = ints(Z0, "m")
         Za[0], Zr[0] = R.mag(Zm[0]), R.of_ints(ints(Z0, "r"))
+        k1, small = K, 0
         for k in range(K):
             Gm[k], Gr[k] = mm(Zm[k], Za[k], Zr[k], Bm, Ba, Br)
             Ga[k] = R.mag(Gm[k])
@@ -273,19 +307,160 @@ class Field:
             Wm, Wr = mm(pflat(Pm), pflat(Pa), pflat(Pr), zback(Zm), zback(Za), zback(Zr))
             if self.variable == "z":
                 Wm, Wr = Wm - Zm[k], R.add(Wr, Zr[k])
-            if lam is None:  # general V (x only): W Vᵀ
+            if lamb is None:  # general V (x only): W Vᵀ
                 zm, zr = mm(Wm, R.mag(Wm), Wr, VTm, VTa, VTr)
             else:
-                lm = np.full((1, 1, 1), lam.m, dtype=object)
+                lm = np.full((1, 1, 1), lamb.m, dtype=object)
                 zm, zr = conv(Wm[None], R.mag(Wm)[None], Wr[None], lm, R.mag(lm),
-                              R.of_ints(np.full((1, 1, 1), lam.r, dtype=object)))
+                              R.of_ints(np.full((1, 1, 1), lamb.r, dtype=object)))
             Zm[k + 1], Zr[k + 1] = zm // (k + 1), R.div_up(zr, k + 1)
             Za[k + 1] = R.mag(Zm[k + 1])
-        out = []
-        for k in range(K + 1):
+            if stop and k + 1 >= 2:
+                # a heuristic (floats): where to hand over to binary64 never affects rigor
+                est = max(abs(float(x)) for x in Zm[k + 1].flat) * 2.0 ** -P_ * hf ** (k + 1)
+                small = small + 1 if est <= tol * HANDOVER else 0
+                if small == 2 and k + 1 < K:
+                    k1 = k + 1
+                    break
+        exact = []
+        for k in range(k1 + 1):
             rk = R.to_ints(Zr[k])
             a = np.empty((n, d), dtype=object)
             for idx in np.ndindex(n, d):
                 a[idx] = Ball(Zm[k][idx], rk[idx])
-            out.append(a)
-        return out
+            exact.append(a)
+        jets = Jets(exact, None, h)
+        if k1 < K:
+            try:
+                jets.tail = self._continue(st, cs, lead, Im, Ir, R, k1, K, h)
+            except OverflowError:  # a coefficient beyond binary64: all orders exact instead
+                return self._jets(Z0, t0, order, R)
+        return jets
+
+    def _continue(self, st: dict, cs: list, lead: np.ndarray, Im, Ir, R, k1: int, K: int,
+                  h: Fraction) -> FB:
+        """Orders k₁ + 1 … K in binary64, in the variable s = τ/h (Lemma C15): every series
+        X is carried as X̂_j = h^j X_j, which satisfies the same recurrences (they are
+        homogeneous in the order), except that Ẑ_{k+1} = h·F̂_k/(k + 1). Returns the
+        scaled coefficients Ẑ_{k₁+1} … Ẑ_K, shape (K − k₁, n, d)."""
+        n, d = self.n, self.d
+        P_ = scale()
+        hp = fconst([h ** j for j in range(K + 1)])  # h^j
+
+        def fb(name: str, upto: int) -> FB:
+            m, _, r = st[name]
+            x = _int_balls(m[:upto + 1], r[:upto + 1], P_)
+            out = x * hp[:upto + 1].reshape((upto + 1,) + (1,) * (x.m.ndim - 1))
+            full = FB(np.zeros((K + 1,) + x.shape[1:]), np.zeros((K + 1,) + x.shape[1:]))
+            full[:upto + 1] = out
+            return full
+        Z, G, S, Uh, E, Rs, Ph = (fb("Z", k1), fb("G", k1 - 1), fb("S", k1 - 1), fb("U", k1 - 1),
+                                  fb("E", k1 - 1), fb("R", k1 - 1), fb("P", k1 - 1))
+        ch = _int_balls(np.array([c.m for c in cs], dtype=object),
+                        np.array([c.r for c in cs], dtype=object), P_) * hp  # ĉ_j = h^j c_j
+        inv = _int_balls(Im.reshape(n, 1), R.to_ints(Ir).reshape(n, 1), P_)  # 1/R_0
+        # The loop below works on raw arrays — (midpoints, |midpoints|, radii) per series,
+        # index = order — with the formulas of Lemma C13 written out: the same balls as
+        # FB's operations, without an object per operation (they dominated the cost).
+        u = 2.0 ** -53
+
+        def trip(x: FB) -> list:
+            return [x.m.copy(), np.abs(x.m), x.r.copy()]
+
+        def sl(X: list, s) -> tuple:
+            return X[0][s], X[1][s], X[2][s]
+
+        def put(X: list, k: int, m: np.ndarray, r: np.ndarray) -> None:
+            X[0][k], X[1][k], X[2][k] = m, np.abs(m), r
+
+        def bl(op, a: tuple, b: tuple, L_: int) -> tuple:  # C13.4
+            m = op(a[0], b[0])
+            return m, up(op(a[1], b[2]) + op(a[2], b[1] + b[2]) + (2 * L_ * u) * op(a[1], b[1]),
+                         L_ + 3)
+
+        def mul(m, r, pm, pr) -> tuple:  # C13.3, entrywise with broadcasting
+            p = m * pm
+            return p, up(np.abs(m) * pr + r * (np.abs(pm) + pr) + 2 * u * np.abs(p), 4)
+
+        def sub(am, ar, bm, br) -> tuple:  # C13.2
+            m = am - bm
+            return m, up(ar + br + 2 * u * np.abs(m), 3)
+
+        Zs, Gs, Ss, Us, Es, Rs_, Ps = (trip(x) for x in (Z, G, S, Uh, E, Rs, Ph))
+        cs_ = (ch.m, np.abs(ch.m), ch.r)
+        Bt = (self.Bf.m, np.abs(self.Bf.m), self.Bf.r)
+        VTt = None if self.VTf is None else (self.VTf.m, np.abs(self.VTf.m), self.VTf.r)
+        lam = self.lamf
+        rows = np.arange(n)
+
+        def side(x):  # (k + 1, n, e) → (n, (k + 1)·e): the orders of row i side by side
+            return x.transpose(1, 0, 2).reshape(n, -1)
+
+        def conv(x, y):  # Σ_m x_m y_m, entrywise
+            return (x * y).sum(axis=0)
+
+        def tdot(c, x):
+            return np.tensordot(c, x, axes=1)
+        for k in range(k1, K):
+            down = slice(k, None, -1)  # orders k … 0
+            put(Gs, k, *bl(np.matmul, sl(Zs, k), Bt, d))
+            # s_ij = Σ_m Σ_a G_m[i, a] Z_{k−m}[j, a], then shifted by the row's leader
+            sm, sr = bl(lambda g, z: side(g) @ side(z).T, sl(Gs, slice(0, k + 1)),
+                        sl(Zs, down), (k + 1) * d)
+            put(Ss, k, *sub(sm, sr, sm[rows, lead][:, None], sr[rows, lead][:, None]))
+            put(Us, k, *bl(tdot, (cs_[0][:k + 1], cs_[1][:k + 1], cs_[2][:k + 1]),
+                           sl(Ss, down), k + 1))
+            # E_k = (1/k) Σ_{m=1}^{k} m U_m E_{k−m}
+            wm, wr = mul(Us[0][1:k + 1], Us[2][1:k + 1],
+                         np.arange(1, k + 1, dtype=np.float64).reshape(k, 1, 1), 0.0)
+            em, er = bl(conv, (wm, np.abs(wm), wr), sl(Es, slice(k - 1, None, -1)), k)
+            ik = fconst(Fraction(1, k))
+            put(Es, k, *mul(em, er, ik.m, ik.r))
+            # R_k = Σ_j E_k[i, j]
+            Rs_[0][k] = Es[0][k].sum(axis=1, keepdims=True)
+            Rs_[1][k] = np.abs(Rs_[0][k])
+            Rs_[2][k] = up(Es[2][k].sum(axis=1, keepdims=True) +
+                           (2 * n * u) * Es[1][k].sum(axis=1, keepdims=True), n + 3)
+            # P_k = (E_k − Σ_{m≥1} R_m P_{k−m}) / R_0
+            am, ar = bl(conv, sl(Rs_, slice(1, k + 1)), sl(Ps, slice(k - 1, None, -1)), k)
+            dm, dr = sub(Es[0][k], Es[2][k], am, ar)
+            put(Ps, k, *mul(dm, dr, inv.m, inv.r))
+            # W_ia = Σ_m Σ_j P_m[i, j] Z_{k−m}[j, a]  (− Z_k[i, a] in z)
+            Wm, Wr = bl(lambda p, z: side(p) @ z.reshape(-1, d), sl(Ps, slice(0, k + 1)),
+                        sl(Zs, down), (k + 1) * n)
+            if self.variable == "z":
+                Wm, Wr = sub(Wm, Wr, Zs[0][k], Zs[2][k])
+            if VTt is None:
+                Wm, Wr = mul(Wm, Wr, lam.m, lam.r)
+            else:
+                Wm, Wr = bl(np.matmul, (Wm, np.abs(Wm), Wr), VTt, d)
+            hk = fconst(h / (k + 1))  # Ẑ_{k+1} = h·F̂_k/(k + 1)
+            put(Zs, k + 1, *mul(Wm, Wr, hk.m, hk.r))
+        return FB(Zs[0][k1 + 1:], Zs[2][k1 + 1:])
+
+
+@dataclass
+class Jets:
+    """Taylor coefficients at a point: ``exact[k]`` (Ball arrays, n×d) for k ≤ k₁, and
+    ``tail`` (binary64 balls h^k·Z_k for k₁ < k ≤ K, or None) in the variable s = τ/h."""
+
+    exact: list
+    tail: FB | None
+    h: Fraction | None
+
+    @property
+    def order(self) -> int:
+        return len(self.exact) - 1 + (0 if self.tail is None else self.tail.shape[0])
+
+    def all_exact(self) -> list:
+        if self.tail is not None:
+            raise ValueError("the binary64 tail has no exact coefficients")
+        return self.exact
+
+    def scaled(self, h: Fraction) -> FB:
+        """Binary64 balls of h^k Z_k for every k, shape (K + 1, n, d)."""
+        hp = fconst([h ** j for j in range(len(self.exact))])
+        head = from_balls(np.stack(self.exact)) * hp.reshape(-1, 1, 1)
+        if self.tail is None:
+            return head
+        return FB(np.concatenate([head.m, self.tail.m]), np.concatenate([head.r, self.tail.r]))

@@ -1,0 +1,306 @@
+"""The checker's binary64 balls (Lemmas C13–C15 of proofs_notes/checker.md), against exact
+oracles: Fractions for the ring operations, mpmath at 60 digits for exp/cos/sin, the
+all-exact jets and the producer's 600-bit recurrences for the mixed jets, and points of
+each box evaluated at 200 bits for the vector field. Containment *and* width are tested;
+inputs reach subnormal and huge magnitudes, ±inf and NaN."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certified.checker import fballs as fb
+from certified.checker.balls import BallError, const, set_scale
+from certified.checker.fballs import FB, FC
+
+mpmath.mp.dps = 60
+TINY = 2.0 ** -1074
+
+
+def floats(lo_exp: int = -300, hi_exp: int = 300) -> st.SearchStrategy:
+    """Signed floats spanning many binades (and some exact small integers)."""
+    return st.one_of(
+        st.builds(lambda s, m, e: s * m * 2.0 ** e, st.sampled_from([-1.0, 1.0]),
+                  st.floats(1.0, 2.0, exclude_max=True), st.integers(lo_exp, hi_exp)),
+        st.integers(-8, 8).map(float))
+
+
+def radii(lo_exp: int = -300, hi_exp: int = 5) -> st.SearchStrategy:
+    return st.one_of(st.just(0.0), st.builds(lambda m, e: m * 2.0 ** e,
+                                             st.floats(1.0, 2.0), st.integers(lo_exp, hi_exp)))
+
+
+def balls(**kw) -> st.SearchStrategy:
+    return st.tuples(floats(**kw), radii())
+
+
+def points(m: float, r: float) -> list[F]:
+    """Exact points of [m − r, m + r]: the ends, the midpoint, and two inside."""
+    M, R = F(m), F(r)
+    return [M - R, M + R, M, M - R / 3, M + R * F(5, 7)]
+
+
+def inside(x: FB, i, q: F) -> bool:
+    """q ∈ x[i] in exact arithmetic."""
+    return F(float(x.m[i])) - F(float(x.r[i])) <= q <= F(float(x.m[i])) + F(float(x.r[i]))
+
+
+# -- ring operations (Lemma C13) --------------------------------------------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(balls(), balls())
+def test_sum_and_product_contain_every_pair_of_points(a, b):
+    A, B = FB(np.array([a[0]]), np.array([a[1]])), FB(np.array([b[0]]), np.array([b[1]]))
+    S, P, D = A + B, A * B, A - B
+    for x in points(*a):
+        for y in points(*b):
+            assert inside(S, 0, x + y)
+            assert inside(D, 0, x - y)
+            assert inside(P, 0, x * y)
+    # width: the exact radius times up's inflation 1 + 8·2⁻⁵¹ (< 2⁻⁴⁴), plus the rounding
+    # of the midpoint and the absolute floor 2⁻¹⁰⁰⁰
+    exact_r = abs(F(a[0])) * F(b[1]) + F(a[1]) * (abs(F(b[0])) + F(b[1]))
+    assert F(float(P.r[0])) <= exact_r * (1 + F(1, 2 ** 44)) + 4 * abs(F(float(P.m[0]))) / 2 ** 52 \
+        + F(2) ** -999
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(balls(lo_exp=-60, hi_exp=60), min_size=1, max_size=12),
+       st.lists(balls(lo_exp=-60, hi_exp=60), min_size=1, max_size=12))
+def test_bilinear_sums_of_products(xs, ys):
+    L = min(len(xs), len(ys))
+    xs, ys = xs[:L], ys[:L]
+    A = FB(np.array([x[0] for x in xs]), np.array([x[1] for x in xs]))
+    B = FB(np.array([y[0] for y in ys]), np.array([y[1] for y in ys]))
+    for op in (np.dot, lambda a, b: (a * b).sum(axis=0)):
+        C = fb.bilinear(op, A, B, L)
+        for pick in range(5):
+            exact = sum((points(*x)[pick] * points(*y)[(pick + 2) % 5] for x, y in zip(xs, ys)),
+                        F(0))
+            assert F(float(C.m)) - F(float(C.r)) <= exact <= F(float(C.m)) + F(float(C.r))
+
+
+def test_bilinear_with_an_underflowed_factor_of_a_large_product():
+    """The case Lemma C13's rule is for: |m_a| huge, m_b so small that 2Lu·m_b underflows.
+    The rounding error of fl(m_a·m_b) (about 2⁻⁶¹³ here) must still be covered."""
+    A = FB(np.array([2.0 ** 500 * 1.3]))
+    B = FB(np.array([2.0 ** -1060 * 1.7]))
+    C = fb.bilinear(np.dot, A, B, 1)
+    exact = F(2.0 ** 500 * 1.3) * F(2.0 ** -1060 * 1.7)
+    assert F(float(C.m)) - F(float(C.r)) <= exact <= F(float(C.m)) + F(float(C.r))
+    assert float(C.r) >= abs(float(exact - F(float(C.m))))
+
+
+@settings(max_examples=200, deadline=None)
+@given(balls(lo_exp=-200, hi_exp=200))
+def test_reciprocal_square_and_sum_along_an_axis(a):
+    A = FB(np.array([a[0]]), np.array([a[1]]))
+    Q = A.sqr()
+    for x in points(*a):
+        assert inside(Q, 0, x * x)
+    lo = F(a[0]) - F(a[1])
+    hi = F(a[0]) + F(a[1])
+    if lo <= 0 <= hi:
+        with pytest.raises(BallError):
+            A.recip()
+    else:
+        Rc = A.recip()
+        for x in points(*a):
+            assert inside(Rc, 0, 1 / x)
+    S = FB(np.array([a[0], -a[0] / 3, 1.0]), np.array([a[1], 0.0, 2.0 ** -60])).sum(axis=0)
+    for x in points(*a):
+        assert F(float(S.m)) - F(float(S.r)) <= x - F(a[0] / 3) + 1 <= F(float(S.m)) + F(float(S.r))
+
+
+def test_non_finite_balls_prove_nothing():
+    """NaN and inf never pass a containment test as the inner ball; finite() refuses them."""
+    outer = FB(np.array([0.0, 0.0, 0.0]), np.array([1e300, 1e300, 1e300]))
+    inner = FB(np.array([np.nan, np.inf, 0.0]), np.array([0.0, 0.0, np.inf]))
+    assert not outer.contains(inner).any()
+    assert not outer.contains_interior(inner).any()
+    with pytest.raises(BallError):
+        inner.finite()
+    with pytest.raises(BallError):
+        fb.to_balls(inner)
+
+
+def test_conversions_from_and_to_exact_balls():
+    set_scale(300)
+    qs = [F(1, 3), F(-10**40, 7), F(1, 10**80), F(0), F(2) ** -1100, F(3, 2) ** 700]
+    X = np.array([const(q) for q in qs], dtype=object)
+    Y = fb.from_balls(X, shift=5)
+    for i, q in enumerate(qs):
+        assert inside(Y, i, q * 32)
+    back = fb.to_balls(Y, shift=-5)
+    for b, q in zip(back, qs):
+        assert b.lo_q() <= q <= b.hi_q()
+    C = fb.fconst(qs[:4])
+    for i, q in enumerate(qs[:4]):
+        assert inside(C, i, q)
+    with pytest.raises(BallError):
+        fb.fconst([F(10) ** 400])
+    assert fb.upper(F(1, 3)) >= F(1, 3) and fb.lower(F(1, 3)) <= F(1, 3)
+    assert fb.upper(F(10) ** 400) == np.inf and fb.upper(F(1, 10 ** 400)) > 0
+
+
+# -- exp, cos, sin (Lemma C14) -----------------------------------------------------------------
+
+def test_kernel_constants_enclose_ln2_and_half_pi():
+    for (c1, lo, hi), exact in ((fb._LN2, mpmath.log(2)), (fb._HALF_PI, mpmath.pi / 2)):
+        assert mpmath.mpf(c1) + mpmath.mpf(lo) <= exact <= mpmath.mpf(c1) + mpmath.mpf(hi)
+        assert F(c1).numerator.bit_length() <= 32  # k·C1 exact for |k| < 2^20
+        assert hi - lo <= 2 * np.spacing(hi)
+
+
+def test_exp_bounds_against_mpmath():
+    rng = np.random.default_rng(7)
+    v = np.concatenate([rng.uniform(-760, 720, 4000), rng.uniform(-1, 1, 1000),
+                        [0.0, -0.0, TINY, -TINY, 700.0, -740.0, 709.7, -745.1, 710.0, 800.0,
+                         -800.0, np.inf, -np.inf, np.nan]])
+    lo, hi = fb.exp_bounds(v)
+    for x, a, b in zip(v, lo, hi):
+        if np.isnan(x):
+            assert a == 0 and b == np.inf
+            continue
+        e = mpmath.exp(mpmath.mpf(x)) if np.isfinite(x) else (mpmath.inf if x > 0 else 0)
+        assert mpmath.mpf(a) <= e <= mpmath.mpf(b), x
+        if -700 < x < 700:  # width: a few units in the 14th digit
+            assert (mpmath.mpf(b) - mpmath.mpf(a)) / e < 3e-14, x
+
+
+def test_cos_sin_of_points_and_balls_against_mpmath():
+    rng = np.random.default_rng(8)
+    v = np.concatenate([rng.uniform(-60, 60, 3000), rng.uniform(-2 ** 20, 2 ** 20, 500),
+                        [0.0, np.pi / 2, np.pi, TINY, 2.0 ** 20, -2.0 ** 20, 2.0 ** 21, 1e300]])
+    c, s = fb._cos_sin_points(v)
+    for i, x in enumerate(v):
+        X = mpmath.mpf(x)
+        for B, f in ((c, mpmath.cos), (s, mpmath.sin)):
+            m, r = mpmath.mpf(B.m[i]), mpmath.mpf(B.r[i])
+            assert m - r <= f(X) <= m + r, x
+            if abs(x) <= 2 ** 20:
+                assert B.r[i] < 1e-14
+    m = rng.uniform(-30, 30, 1500)
+    r = 10.0 ** rng.uniform(-17, 1.2, 1500)
+    X = FB(m, r)
+    E, (C, S) = X.exp(), X.cos_sin()
+    for i in range(1500):
+        lo, hi = mpmath.mpf(m[i]) - mpmath.mpf(r[i]), mpmath.mpf(m[i]) + mpmath.mpf(r[i])
+        for t in (lo, hi, mpmath.mpf(m[i]), lo + (hi - lo) / 3):
+            for B, f in ((E, mpmath.exp), (C, mpmath.cos), (S, mpmath.sin)):
+                val = f(t)
+                assert mpmath.mpf(B.m[i]) - mpmath.mpf(B.r[i]) <= val <= \
+                    mpmath.mpf(B.m[i]) + mpmath.mpf(B.r[i]), (i, t)
+        # the range form: never wider than the true range by more than rounding
+        true_c = [mpmath.cos(t) for t in mpmath.linspace(lo, hi, 400)]
+        if r[i] < 3:
+            assert 2 * C.r[i] <= float(max(true_c) - min(true_c)) * 1.05 + 1e-12 or r[i] < 1e-6
+
+
+def test_complex_reciprocal_and_exp():
+    rng = np.random.default_rng(9)
+    n = 400
+    re = FB(rng.uniform(-3, 3, n), 10.0 ** rng.uniform(-16, -0.5, n))
+    im = FB(rng.uniform(-3, 3, n), 10.0 ** rng.uniform(-16, -0.5, n))
+    z = FC(re, im)
+    away = (np.abs(re.m) > re.r * 1.01) | (np.abs(im.m) > im.r * 1.01)
+    zz = FC(re[away], im[away])
+    inv, ex = zz.recip(), zz.exp()
+    for i in range(int(away.sum())):
+        for a in (-1, 0, 1):
+            for b in (-1, 1, 0):
+                w = mpmath.mpc(mpmath.mpf(zz.re.m[i]) + a * mpmath.mpf(zz.re.r[i]),
+                               mpmath.mpf(zz.im.m[i]) + b * mpmath.mpf(zz.im.r[i]))
+                for B, val in ((inv, 1 / w), (ex, mpmath.exp(w))):
+                    assert abs(val.real - mpmath.mpf(B.re.m[i])) <= mpmath.mpf(B.re.r[i])
+                    assert abs(val.imag - mpmath.mpf(B.im.m[i])) <= mpmath.mpf(B.im.r[i])
+    assert z.mag().shape == (n,)
+
+
+# -- the mixed jets (Lemma C15) and the field on boxes (Lemma C2) ------------------------------
+
+def test_mixed_jets_enclose_the_exact_ones_and_a_600_bit_reference():
+    """Exact orders, then binary64: every scaled coefficient h^k·Z_k must contain the
+    producer's 600-bit one (mpmath backend, an independent implementation) and overlap
+    the all-exact jets; the binary64 tail's radii must stay far below the tolerance."""
+    from certified import Instance
+    from certified.arith import get_backend
+    from certified.checker.dynamics import Field
+    from certified.field import AttentionField
+
+    X0 = [[F(3, 4), F(-1, 2)], [F(-1, 3), F(1, 5)], [F(1, 7), F(2, 3)]]
+    B = [[F(1), F(1, 3)], [F(-1, 2), F(2)]]
+    inst = Instance.create(V=[[1, 0], [0, 1]], Q=[[1, 0], [0, 1]], K=B, X0=X0)
+    t0, K, h = F(1, 3), 40, F(1, 256)
+    bk = get_backend("mpmath")
+    with bk.workprec(600):
+        ref = AttentionField(inst, bk, "z").jets(bk.array(X0), t0, K)
+        refq = [[bk.bounds(x) for x in c.flat] for c in ref]
+    set_scale(180)
+    Z0 = np.array([[const(x) for x in row] for row in X0], dtype=object)
+    field = Field(F(1), B, 3, "z")
+    tol = 2.0 ** -120
+    mixed = field.jets(Z0, t0, K, h, tol)
+    exact = field.jets(Z0, t0, K)
+    k1 = len(mixed.exact) - 1
+    assert 2 <= k1 < K and mixed.tail.shape[0] == K - k1
+    sm, se = mixed.scaled(h), exact.scaled(h)
+    for k in range(K + 1):
+        for i, (lo, hi) in enumerate(refq[k]):
+            scaled = (lo * h ** k, hi * h ** k)
+            a, b = F(float(sm.m.reshape(K + 1, -1)[k, i])), F(float(sm.r.reshape(K + 1, -1)[k, i]))
+            assert a - b <= scaled[0] and scaled[1] <= a + b, k
+    assert np.all(np.maximum(sm.lo(), se.lo()) <= np.minimum(sm.hi(), se.hi()))
+    assert mixed.tail.r.max() < tol * 2.0 ** -10
+    # the exact orders are bit-identical to the all-exact run
+    assert [x.m for c in mixed.exact for x in c.flat] == \
+        [x.m for c in exact.exact[:k1 + 1] for x in c.flat]
+
+
+@pytest.mark.parametrize("variable,V", [("z", None), ("x", [[F(1), F(1, 2)], [F(-1, 3), F(2)]])])
+def test_field_on_boxes_contains_the_field_at_points(variable, V):
+    """velocity and jacobian on a real box (binary64 balls) contain the 200-bit values
+    (mpmath backend of the producer) at sampled points of the box; at a point they are
+    accurate to ≈ 1e-14 relative."""
+    from certified import Instance
+    from certified.arith import get_backend
+    from certified.checker.dynamics import Field
+    from certified.field import AttentionField
+
+    rng = np.random.default_rng(3)
+    n, d = 4, 2
+    X0 = [[F(int(v * 1000), 1000) for v in row] for row in rng.uniform(-1, 1, (n, d))]
+    Bq = [[F(1), F(1, 3)], [F(-1, 2), F(2)]]
+    Vm = V or [[1, 0], [0, 1]]
+    inst = Instance.create(V=Vm, Q=[[1, 0], [0, 1]], K=Bq, X0=X0)
+    field = Field(F(1) if V is None else None, Bq, n, variable, V=V)
+    t = F(1, 2)
+    bk = get_backend("mpmath")
+    ref = AttentionField(inst, bk, variable)
+    rad = 1e-3
+    box = FB(np.array([[float(x) for x in row] for row in X0]), np.full((n, d), rad))
+    c = field.score_factor(fb.fconst(t))
+    vel, jac = field.velocity(box, c).reshape(-1), field.jacobian(box, c)
+    at_point = field.velocity(FB(box.m), c).reshape(-1)
+    with bk.workprec(200):
+        for sample in range(6):
+            pt = box.m + rad * rng.uniform(-1, 1, (n, d)) * (sample > 0)
+            Y = bk.array([[F(x) for x in row] for row in pt])
+            f_ref = ref.velocity(Y, bk.const(t), ref.leaders(Y, t))
+            J_ref = ref.jacobian(Y, bk.const(t))
+            for i, v in enumerate(np.ravel(f_ref)):
+                lo, hi = bk.bounds(v)
+                assert F(float(vel.m[i])) - F(float(vel.r[i])) <= lo and \
+                    hi <= F(float(vel.m[i])) + F(float(vel.r[i]))
+                if sample == 0:
+                    assert abs(float(at_point.m[i]) - float(lo)) <= 1e-13 * (1 + abs(float(lo)))
+                    assert at_point.r[i] < 1e-13 * (1 + abs(float(lo)))
+            for (a, b), v in np.ndenumerate(np.asarray(J_ref).reshape(n * d, n * d)):
+                lo, hi = bk.bounds(v)
+                assert F(float(jac.m[a, b])) - F(float(jac.r[a, b])) <= lo and \
+                    hi <= F(float(jac.m[a, b])) + F(float(jac.r[a, b]))
