@@ -397,10 +397,13 @@ class Field:
             return x.transpose(1, 0, 2).reshape(n, -1)
 
         def conv(x, y):  # Σ_m x_m y_m, entrywise
-            return (x * y).sum(axis=0)
+            return np.einsum("mij,mij->ij", x, y) if x.shape == y.shape else \
+                (x * y).sum(axis=0)
 
-        def tdot(c, x):
-            return np.tensordot(c, x, axes=1)
+        def tdot(c, x):  # Σ_m c_m x_m
+            return (c @ x.reshape(c.shape[0], -1)).reshape(x.shape[1:])
+        inv_k = fconst([Fraction(1, k) for k in range(1, K + 1)])  # 1/k at index k − 1
+        h_k = fconst([h / (k + 1) for k in range(K)])  # h/(k + 1) at index k
         for k in range(k1, K):
             down = slice(k, None, -1)  # orders k … 0
             put(Gs, k, *bl(np.matmul, sl(Zs, k), Bt, d))
@@ -414,8 +417,7 @@ class Field:
             wm, wr = mul(Us[0][1:k + 1], Us[2][1:k + 1],
                          np.arange(1, k + 1, dtype=np.float64).reshape(k, 1, 1), 0.0)
             em, er = bl(conv, (wm, np.abs(wm), wr), sl(Es, slice(k - 1, None, -1)), k)
-            ik = fconst(Fraction(1, k))
-            put(Es, k, *mul(em, er, ik.m, ik.r))
+            put(Es, k, *mul(em, er, inv_k.m[k - 1], inv_k.r[k - 1]))
             # R_k = Σ_j E_k[i, j]
             Rs_[0][k] = Es[0][k].sum(axis=1, keepdims=True)
             Rs_[1][k] = np.abs(Rs_[0][k])
@@ -434,8 +436,7 @@ class Field:
                 Wm, Wr = mul(Wm, Wr, lam.m, lam.r)
             else:
                 Wm, Wr = bl(np.matmul, (Wm, np.abs(Wm), Wr), VTt, d)
-            hk = fconst(h / (k + 1))  # Ẑ_{k+1} = h·F̂_k/(k + 1)
-            put(Zs, k + 1, *mul(Wm, Wr, hk.m, hk.r))
+            put(Zs, k + 1, *mul(Wm, Wr, h_k.m[k], h_k.r[k]))  # Ẑ_{k+1} = h·F̂_k/(k + 1)
         return FB(Zs[0][k1 + 1:], Zs[2][k1 + 1:])
 
 
