@@ -59,6 +59,24 @@ def test_valid_certificate_checks_valid_and_replays_every_step(cert):
     assert "Lemma T4 re-checked" in rep.message
 
 
+def test_certificate_of_the_discrete_time_example_checks_valid(cert):
+    """`verify` on examples/discrete_layers.json proves nothing (no tail lemma for discrete
+    time): its certificate claims nothing and checks valid (it was refused for its time
+    setting until 2026-12-01). Claiming a verdict without integration, or a replayed
+    integration under a discrete-time instance, is rejected."""
+    v = certify(Instance.load("examples/discrete_layers.json"), "3.1", max_seconds=5)
+    c = to_certificate(v)
+    assert c["integration"] is None and c["instance"]["time"] == {"discrete": "1/10"}
+    rep = check_certificate(copy.deepcopy(c))
+    assert rep.valid and "no integration" in rep.message, rep.message
+    claimed = copy.deepcopy(c)
+    claimed["verdict"] = "certified"
+    assert failing_field(redigest(claimed)) == "verdict"
+    replayed = copy.deepcopy(cert)
+    replayed["instance"]["time"] = {"discrete": "1/10"}
+    assert failing_field(redigest(replayed)) == "instance"
+
+
 def test_portable_round_trip_through_a_file_in_another_process(cert, tmp_path):
     # Only the file crosses: a fresh interpreter, no shared state with the producer.
     path = tmp_path / "cert.json"

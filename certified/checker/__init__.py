@@ -165,8 +165,10 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
             if [_matrix(rinst, k) for k in ("V", "Q", "K", "X0")] != [V, Q, K, X0]:
                 raise CheckFailure("audit.record.instance", "the certificate's instance",
                                    "another instance")
-        if inst.get("time", "continuous") != "continuous" or inst.get("variant"):
-            raise CheckFailure("instance", "continuous time without variant", "another setting")
+        def continuous() -> None:  # what the lemmas and the replay are about
+            if inst.get("time", "continuous") != "continuous" or inst.get("variant"):
+                raise CheckFailure("instance", "continuous time without variant (for the "
+                                   "integration and lemmas claimed)", "another setting")
         n, d = len(X0), len(V)
         B = [[sum((Q[r][a] * K[r][b] for r in range(len(Q))), Fraction(0)) for b in range(d)]
              for a in range(d)]
@@ -181,6 +183,7 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
             set_scale(max(256, int((obj.get("precision") or {}).get("bits", 0)) + 64))
         kind0 = str(lemma.get("lemma", "")) if isinstance(lemma, dict) else ""
         if audit is not None and kind0.startswith(("S0", "S1", "S2")):
+            continuous()
             facts = _check_exact_audit(obj, lemma, kind0, V, B, X0)
             judge_claims(audit["record"], audit["claims"], facts)
             how = ("exact setting, constant P enclosed" if kind0.startswith("S0") else
@@ -197,8 +200,10 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
             if audit is not None:  # nothing proved: every claim must be undecided
                 judge_claims(audit["record"], audit["claims"],
                              {"conclusion": (obj["theorem"], obj["verdict"])})
+            # (in any time setting: nothing is claimed, e.g. discrete time or a variant)
             return Report(True, "valid: no integration, no lemma, verdict undecided", 0,
                           time.perf_counter() - t_start)
+        continuous()
         kind = str(lemma.get("lemma", "")) if lemma is not None else ""
         if lam is None and not kind.startswith(("T7", "T8")):
             raise CheckFailure("instance.V", "V = λI (or Lemma T7's or T8's data in x for "
