@@ -26,7 +26,7 @@ import numpy as np
 from .balls import Ball, ExactRadii, const, one, scale, with_radii
 from .fballs import FB, FC, bilinear, ccontract, fconst, from_balls, up
 
-__all__ = ["Field", "Jets", "pairwise"]
+__all__ = ["Field", "Jets", "pairwise", "zero_diagonal"]
 
 #: Hand over to binary64 once max|Z_k|h^k ≤ HANDOVER·tol (two orders in a row): the
 #: continuation's rounding is ≈ 2⁻⁴² of its first terms (measured on (8, 3) steps), so
@@ -43,12 +43,6 @@ def _int_balls(m: np.ndarray, r: np.ndarray, P: int) -> FB:
     return FB(mf, up(rf + 4 * 2.0 ** -53 * np.abs(mf), 4))
 
 
-def _zeros(shape: tuple) -> np.ndarray:
-    out = np.empty(shape, dtype=object)
-    out.fill(Ball(0, 0))
-    return out
-
-
 def _re(x):
     return x.re if isinstance(x, FC) else x
 
@@ -57,10 +51,11 @@ def pairwise(Z):
     """D[k, j] ∋ z_j − z_k for the box Z (n, d), with D[k, k] = 0 exactly (z_k − z_k is 0
     for every state, not a ball of twice the radius)."""
     D = Z[None, :, :] - Z[:, None, :]
-    return _zero_diagonal(D)
+    return zero_diagonal(D)
 
 
-def _zero_diagonal(D):
+def zero_diagonal(D):
+    """D with D[k, k] = 0 exactly (a difference of a token with itself)."""
     n = D.shape[0]
     k = np.arange(n)
     for part in ((D.re, D.im) if isinstance(D, FC) else (D,)):

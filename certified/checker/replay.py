@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from .balls import Ball, BallError, bdot, const, interval, one, scale
-from .dynamics import Field, Jets, _zero_diagonal, _zeros, pairwise
+from .dynamics import Field, Jets, pairwise, zero_diagonal
 from .errors import CheckFailure
 from .fballs import FB, FC, bilinear, dn, fconst, finterval, from_balls, from_ends, nx, \
     to_balls, up, upper
@@ -92,7 +92,9 @@ def _float(x: str) -> float:
 
 
 def _identity(N: int) -> np.ndarray:
-    I = _zeros((N, N))
+    """The identity as exact balls."""
+    I = np.empty((N, N), dtype=object)
+    I.fill(Ball(0, 0))
     for a in range(N):
         I[a, a] = one()
     return I
@@ -280,7 +282,7 @@ def check_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, order: int
     for attempt in range(PICARD_TRIES):
         Wm = W.reshape(n, d)
         F = field.velocity(cm + am * D + Wm, cfac,
-                           _zero_diagonal(Dca + pairwise(Wm))).reshape(N)
+                           zero_diagonal(Dca + pairwise(Wm))).reshape(N)
         test = Yrel + (F - a) * D
         inside = W.contains_interior(test)
         if np.all(inside):
