@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from certified import Instance
 from certified.certificate import to_certificate
 from certified.certify import certify
-from certified.checker import check_certificate, digest
+from certified.checker import CheckFailure, check_certificate, digest
 from certified.checker.balls import Ball, const, interval, set_scale
 from certified.cli import main
 
@@ -75,6 +75,67 @@ def test_certificate_of_the_discrete_time_example_checks_valid(cert):
     replayed = copy.deepcopy(cert)
     replayed["instance"]["time"] = {"discrete": "1/10"}
     assert failing_field(redigest(replayed)) == "instance"
+
+
+def _t4_tails(lemma: dict, digits: int = 120) -> tuple:
+    """Lemma T4's δ₀, η₀ from the stored data (tail.md, Lemma T3), in mpmath at 120 digits:
+    an oracle written from the formula, independent of both the producer and the checker."""
+    import mpmath
+
+    with mpmath.workdps(digits):
+        q = lambda s: mpmath.mpf(F(s).numerator) / F(s).denominator  # noqa: E731
+        lam, T, m, D, eta = (q(lemma[k]) for k in ("lambda", "T", "m", "D", "eta"))
+        beta = mpmath.exp(2 * lam * T)
+        tail_b = mpmath.exp(-m * beta) / (m * beta)
+        tail_a = None
+        if lemma["mu"] is not None:
+            mu = q(lemma["mu"])
+            tail_a = mpmath.exp(-mu * beta) / (mu * beta)
+        leader = lemma["leader_map"]
+        n = len(leader)
+        eps = {int(j): max(max(abs(q(a)), abs(q(b))) for a, b in row)
+               for j, row in lemma["differences_at_T"].items()}
+        d0 = e0 = mpmath.mpf(0)
+        for k in set(leader):
+            members = [i for i in range(n) if leader[i] == k]
+            sig = sum((eps[j] + eta for j in members if j != k), mpmath.mpf(0))
+            out = n - len(members)
+            dk, ek = out * D * tail_b / 2, out * D * tail_b
+            if sig:
+                dk, ek = dk + sig * tail_a, ek + 2 * sig * tail_a
+            d0, e0 = max(d0, dk), max(e0, ek)
+        return d0, e0
+
+
+def test_tail_bounds_far_below_the_fixed_point_unit(cert):
+    """Lemma T4's δ₀, η₀ may be far below the checker's fixed-point unit 2^−P: the refined
+    certificates of the shipped 2.1 and 3.1 examples (verify with a 240 s budget) store
+    δ₀ ≈ 7·10⁻³⁵ to 30 digits, while fixed point at P = 207 bits knows it to 27, so the
+    checker rejected them (2026-12-01). The bounds are now mpmath floats (P significant
+    bits). Here T = 7/2 makes δ₀ ≈ 10⁻¹⁷⁹ (the fixture's unit is 2⁻¹²⁴ ≈ 5·10⁻³⁸): the
+    true bounds rounded up to 30 digits are accepted, half of either is rejected."""
+    import mpmath
+
+    from certified.checker.balls import set_scale
+    from certified.checker.lemmas import check_leader_follower
+
+    set_scale(int(cert["integration"]["bits"]) + 64)
+    lemma = copy.deepcopy(cert["tail_lemma"])
+    lemma["T"] = "7/2"
+    d0, e0 = _t4_tails(lemma)
+    assert d0 < mpmath.mpf(10) ** -100  # far below 2^−P
+    with mpmath.workdps(120):
+        up = lambda x: str(F(mpmath.nstr(x, 30, strip_zeros=False)) * (1 + F(1, 10 ** 29)))  # noqa: E731
+        half = lambda x: str(F(mpmath.nstr(x / 2, 30)))  # noqa: E731
+        lemma["delta0"], lemma["eta0"] = up(d0), up(e0)
+        B = [[F(1)]]
+        out = check_leader_follower(lemma, F(1), B, 3)
+        assert out["delta0"] <= F(lemma["delta0"])
+        for key, value in (("delta0", d0), ("eta0", e0)):
+            bad = dict(lemma, **{key: half(value)})
+            with pytest.raises(CheckFailure) as exc:
+                check_leader_follower(bad, F(1), B, 3)
+            assert exc.value.where == f"tail_lemma.{key}"
 
 
 def test_portable_round_trip_through_a_file_in_another_process(cert, tmp_path):

@@ -167,6 +167,33 @@ def test_checker_rejects_tampered_t8_constants_and_limits(fast_cert):
         assert failing_field(redigest(tampered)) == field, field
 
 
+def test_kappa_far_below_the_fixed_point_unit(fast_cert):
+    """κ ≥ 2gY²e^{−2λT} is checked in mpmath floats (relative precision), like Lemma T4's
+    tails: with T = 30 the bound is ≈ 10⁻⁵² (e^{−120}), far below the fixture's fixed-point
+    unit 2^−P ≈ 10⁻³⁶ (fixed point rejected every κ below that unit). The exact bound rounded
+    up to 30 digits is accepted, a quarter of it rejected."""
+    import mpmath
+
+    _, c = fast_cert
+    set_scale(int(c["integration"]["bits"]) + 64)
+    V = [[F(x) for x in r] for r in c["instance"]["V"]]
+    B = [[F(int(i == j)) for j in range(3)] for i in range(3)]  # QᵀK = I
+    lemma = copy.deepcopy(c["tail_lemma"])
+    lemma["T"] = "30"
+    g, Y, lam = (F(lemma[k]) for k in ("g", "Y", "lambda"))
+    with mpmath.workdps(80):
+        need = 2 * mpmath.mpf(g.numerator) / g.denominator * \
+            (mpmath.mpf(Y.numerator) / Y.denominator) ** 2 * mpmath.exp(-2 * 30 * lam.numerator /
+                                                                        mpmath.mpf(lam.denominator))
+        assert need < mpmath.mpf(10) ** -40
+        lemma["kappa"] = str(F(mpmath.nstr(need, 30)) * (1 + F(1, 10 ** 29)))
+        quarter = str(F(mpmath.nstr(need / 4, 30)))
+    check_paranormal(lemma, V, B, 3)
+    with pytest.raises(CheckFailure) as exc:
+        check_paranormal(dict(lemma, kappa=quarter), V, B, 3)
+    assert exc.value.where == "tail_lemma.kappa"
+
+
 @pytest.mark.slow
 def test_checker_rejects_a_g_box_that_misses_the_replayed_set(fast_cert):
     _, c = fast_cert

@@ -197,6 +197,72 @@ class Ball:
         return Ball.from_ends(lo, hi)
 
 
+# -- relative precision (mpmath floats, directed rounding) ----------------------------------------
+# Fixed-point balls have an absolute unit 2^−P: a bound of 10⁻³⁵ carries only ≈ 27 digits
+# at P = 207, fewer than the 30 a certificate stores. Quantities that may be that small —
+# the tail bounds δ₀, η₀ of Lemma T4 and κ of Lemma T8 — are bounded in mpmath floats
+# instead: P significant bits whatever the magnitude (e^−b for b = 10⁶⁹ included).
+
+def mpf_up(q: Fraction) -> tuple:
+    """An mpf ≥ the rational q (P significant bits)."""
+    return L.from_rational(q.numerator, q.denominator, _P, L.round_ceiling)
+
+
+def mpf_down(q: Fraction) -> tuple:
+    """An mpf ≤ the rational q."""
+    return L.from_rational(q.numerator, q.denominator, _P, L.round_floor)
+
+
+def exp_up(x: tuple) -> tuple:
+    """An mpf ≥ e^x for the mpf x."""
+    return L.mpf_exp(x, _P, L.round_ceiling)
+
+
+def exp_down(x: tuple) -> tuple:
+    """An mpf ≤ e^x for the mpf x."""
+    return L.mpf_exp(x, _P, L.round_floor)
+
+
+def mul_up(*xs: tuple) -> tuple:
+    """An mpf ≥ the product of nonnegative mpfs."""
+    out = xs[0]
+    for x in xs[1:]:
+        out = L.mpf_mul(out, x, _P, L.round_ceiling)
+    return out
+
+
+def mul_down(*xs: tuple) -> tuple:
+    """An mpf ≤ the product of nonnegative mpfs."""
+    out = xs[0]
+    for x in xs[1:]:
+        out = L.mpf_mul(out, x, _P, L.round_floor)
+    return out
+
+
+def div_up(x: tuple, y: tuple) -> tuple:
+    """An mpf ≥ x/y for nonnegative x and positive y."""
+    return L.mpf_div(x, y, _P, L.round_ceiling)
+
+
+def add_up(x: tuple, y: tuple) -> tuple:
+    """An mpf ≥ x + y."""
+    return L.mpf_add(x, y, _P, L.round_ceiling)
+
+
+def le_q(x: tuple, q: Fraction) -> bool:
+    """True only if the mpf x ≤ the rational q (compared with a lower bound of q)."""
+    return L.mpf_cmp(x, mpf_down(q)) <= 0
+
+
+def mpf_fraction(x: tuple, cap: Fraction) -> Fraction:
+    """min(x, cap) as a rational for an mpf x ≥ 0 known to be ≤ cap (cap when x's exponent
+    is too large to write as a fraction)."""
+    sign, man, exp, _ = x
+    if not man or exp < -1_000_000:
+        return cap if man else Fraction(0)
+    return min(cap, Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp))
+
+
 def _show(q: Fraction) -> str:
     """A display of q with 25 significant digits (for messages only)."""
     from decimal import Context, Decimal

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import mpmath.libmp as L
 import numpy as np
 
-from .balls import Ball, const
+from .balls import (Ball, add_up, const, div_up, exp_down, exp_up, le_q, mpf_down,
+                    mpf_fraction, mpf_up, mul_down, mul_up)
 from .errors import CheckFailure
 from .replay import LohnerSet
 
@@ -91,31 +93,38 @@ def _margins(B: list[list[Fraction]], boxes: list[list[Iv]], diffs: dict[int, li
 
 
 def _tails(m: Fraction, mu: Fraction | None, lam: Fraction, T: Fraction, D: Fraction,
-           leader: list[int], eps: dict[int, Fraction], eta: Fraction) -> tuple[Fraction, Fraction]:
-    """Upper bounds of Lemma T4's (δ₀, η₀) (the bootstrap (Hb), via Lemma T3)."""
+           leader: list[int], eps: dict[int, Fraction], eta: Fraction) -> tuple[tuple, tuple]:
+    """Upper bounds of Lemma T4's (δ₀, η₀) (the bootstrap (Hb), via Lemma T3), as mpmath
+    floats rounded up (relative precision: they may be far below the fixed-point unit):
+    e^{−b}/b with b = m e^{2λT} is decreasing in b, so a lower bound of b gives an upper
+    bound of the tail."""
     n = len(leader)
-    beta = const(2 * lam * T).exp()
-    b = const(m) * beta
-    tail_b = (-b).exp() / b
-    tail_a = None
-    if mu is not None:
-        a = const(mu) * beta
-        tail_a = (-a).exp() / a
-    d0 = e0 = Fraction(0)
+    beta = exp_down(mpf_down(2 * lam * T))
+
+    def tail(x: Fraction) -> tuple:  # ≥ e^{−xβ}/(xβ) for x > 0
+        b = mul_down(mpf_down(x), beta)
+        return div_up(exp_up(L.mpf_neg(b)), b)
+    tail_b = tail(m)
+    tail_a = tail(mu) if mu is not None else None
+    d0 = e0 = L.fzero
     for k in sorted(set(leader)):
         members = [i for i in range(n) if leader[i] == k]
         sig = sum((eps[j] + eta for j in members if j != k), Fraction(0))
         outside = n - len(members)
-        dk = const(Fraction(outside) * D / 2) * tail_b
-        ek = const(Fraction(outside) * D) * tail_b
+        dk = mul_up(mpf_up(Fraction(outside) * D / 2), tail_b)
+        ek = mul_up(mpf_up(Fraction(outside) * D), tail_b)
         if sig:
             if tail_a is None:
                 raise CheckFailure("tail_lemma.mu", "a within-cluster margin (followers exist)",
                                    "null")
-            dk = dk + const(sig) * tail_a
-            ek = ek + const(2 * sig) * tail_a
-        d0, e0 = max(d0, dk.hi_q()), max(e0, ek.hi_q())
+            dk = add_up(dk, mul_up(mpf_up(sig), tail_a))
+            ek = add_up(ek, mul_up(mpf_up(2 * sig), tail_a))
+        d0, e0 = _larger(d0, dk), _larger(e0, ek)
     return d0, e0
+
+
+def _larger(x: tuple, y: tuple) -> tuple:
+    return x if L.mpf_cmp(x, y) >= 0 else y
 
 
 def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int,
@@ -177,11 +186,11 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
         raise CheckFailure("tail_lemma.mu", "null (no followers)", str(lemma["mu"]))
     eps = {j: max(max(abs(lo), abs(hi)) for lo, hi in diffs[j]) for j in followers}
     d0, e0 = _tails(m, mu, lam, T, D, leader, eps, eta)
-    if not (d0 <= delta0 < delta):
-        raise CheckFailure("tail_lemma.delta0", f"{float(d0)!r} <= delta0 < delta = "
+    if not (le_q(d0, delta0) and delta0 < delta):
+        raise CheckFailure("tail_lemma.delta0", f"{L.to_str(d0, 17)} <= delta0 < delta = "
                            f"{float(delta)!r} (bootstrap (Hb))", str(lemma["delta0"]))
-    if not (e0 <= eta0 < eta):
-        raise CheckFailure("tail_lemma.eta0", f"{float(e0)!r} <= eta0 < eta = "
+    if not (le_q(e0, eta0) and eta0 < eta):
+        raise CheckFailure("tail_lemma.eta0", f"{L.to_str(e0, 17)} <= eta0 < eta = "
                            f"{float(eta)!r} (bootstrap (Hb))", str(lemma["eta0"]))
     base = m if mu is None else min(m, mu)
     rate_hi = (const(base) * const(lam * T).exp()).hi_q()
@@ -190,8 +199,8 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
         raise CheckFailure("tail_lemma.rate_constant",
                            f"c <= min(m, mu)·e^(λT) <= {float(rate_hi)!r}", str(rate))
     # Conclusion (1) uses the recomputed bound d0 (≤ the stored δ₀).
-    return {"T": T, "leader": leader, "boxes": boxes, "diffs": diffs, "delta0": d0, "m": m,
-            "mu": mu, "rate_hi": rate_hi}
+    return {"T": T, "leader": leader, "boxes": boxes, "diffs": diffs,
+            "delta0": mpf_fraction(d0, delta0), "m": m, "mu": mu, "rate_hi": rate_hi}
 
 
 def check_enclosure_at_T(lf: dict, S: LohnerSet) -> None:

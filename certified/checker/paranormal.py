@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import mpmath.libmp as L
 import numpy as np
 
-from .balls import Ball, const
+from .balls import Ball, const, exp_up, le_q, mpf_up, mul_up
 from .errors import CheckFailure
 from .projected import _inverse
 from .lemmas import _contains, _iv, _q, check_enclosure_at_T, check_leader_follower, \
@@ -74,9 +75,11 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int) -> dict:
     if Y < Ymin:
         raise CheckFailure("tail_lemma.Y", f">= {float(Ymin)!r} (the G boxes)", str(lemma["Y"]))
     kappa = _q(lemma.get("kappa", "0"), "tail_lemma.kappa")
-    need = (const(2 * g * Y * Y) * const(-2 * lam * T).exp()).hi_q() if g and Y else Fraction(0)
-    if kappa < need:
-        raise CheckFailure("tail_lemma.kappa", f">= 2gY²e^(-2λT) <= {float(need)!r}", str(kappa))
+    # 2gY²e^{−2λT} rounded up in mpmath floats (relative precision: κ may be tiny)
+    need = mul_up(mpf_up(2 * g * Y * Y), exp_up(mpf_up(-2 * lam * T)))
+    if not le_q(need, kappa):
+        raise CheckFailure("tail_lemma.kappa", f">= 2gY²e^(-2λT) <= {L.to_str(need, 17)}",
+                           str(kappa))
     BFF = [row[:k] for row in Bp[:k]]
     lf = check_leader_follower(lemma, lam, BFF, n, kappa=kappa)
     return dict(lf, lam=lam, k=k, S=S, Sinv=Sinv, BFF=BFF, g_boxes=gb)
