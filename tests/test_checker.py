@@ -77,6 +77,28 @@ def test_certificate_of_the_discrete_time_example_checks_valid(cert):
     assert failing_field(redigest(replayed)) == "instance"
 
 
+def test_undecided_run_with_a_general_V_is_replayed():
+    """A Lemma T7 run (V ≠ λI, in x) that ends undecided stores its steps but no lemma:
+    the checker replays them with its general-V field and requires the verdict undecided
+    (it refused such certificates — `thm4_2_good_triple` within 240 s — as 'instance.V'
+    until 2026-12-01). A tampered step is still caught."""
+    v = certify(Instance.load("examples/thm4_2_authors_2x2.json"), "4.2", max_seconds=4,
+                refine_seconds=0)
+    c = to_certificate(v)
+    assert v.verdict == "undecided" and c["tail_lemma"] is None
+    assert c["integration"]["variable"] == "x" and len(c["integration"]["steps"]) > 20
+    rep = check_certificate(copy.deepcopy(c))
+    assert rep.valid and rep.steps_checked == len(c["integration"]["steps"]), rep.message
+    bad = copy.deepcopy(c)
+    rec = bad["integration"]["replay"]["records"][10]["set"]["r"]
+    lo, hi = (F(x) for x in rec[0])
+    rec[0] = [str((lo + hi) / 2 - (hi - lo) / 200), str((lo + hi) / 2 + (hi - lo) / 200)]
+    assert failing_field(redigest(bad)) == "integration.replay[10].set.r[0]"
+    claimed = copy.deepcopy(c)
+    claimed["verdict"] = "certified"
+    assert failing_field(redigest(claimed)) == "verdict"
+
+
 def _t4_tails(lemma: dict, digits: int = 120) -> tuple:
     """Lemma T4's δ₀, η₀ from the stored data (tail.md, Lemma T3), in mpmath at 120 digits:
     an oracle written from the formula, independent of both the producer and the checker."""

@@ -205,7 +205,7 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
                           time.perf_counter() - t_start)
         continuous()
         kind = str(lemma.get("lemma", "")) if lemma is not None else ""
-        if lam is None and not kind.startswith(("T7", "T8")):
+        if lam is None and lemma is not None and not kind.startswith(("T7", "T8")):
             raise CheckFailure("instance.V", "V = λI (or Lemma T7's or T8's data in x for "
                                "another V)", "another V")
         if lemma is not None and not kind.startswith(("T4", "T6", "T7", "T8")):
@@ -236,6 +236,9 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
         if (pb or pn) is not None and (variable != "x" or (pb or pn)["T"] != t_end):
             raise CheckFailure("tail_lemma.T", f"the end of the replay, t = {t_end} (in x)",
                                str(lemma["T"]))
+        if lam is None and variable != "x":  # a lemma T7/T8 run that stopped undecided, say
+            raise CheckFailure("integration.variable", "'x' (the checker's field for V ≠ λI "
+                               "is in the original variable)", repr(variable))
         field = (Field(None, B, n, "x", V=V) if lam is None
                  else Field(lam, B, n, variable))
         if lf is not None and (field.variable != "z" or lf["T"] != t_end):
