@@ -28,9 +28,10 @@ from .fballs import FB, FC, bilinear, ccontract, fconst, from_balls, up
 
 __all__ = ["Field", "Jets", "pairwise", "zero_diagonal"]
 
-#: Hand over to binary64 once max|Z_k|h^k ≤ HANDOVER·tol (two orders in a row): the
-#: continuation's rounding is ≈ 2⁻⁴² of its first terms (measured on (8, 3) steps), so
-#: its error stays ≈ 2⁻⁸·tol. Only the work depends on it, never the rigor (Lemma C15).
+#: Try the binary64 tail once max|Z_k|h^k ≤ HANDOVER·tol (two orders in a row); it is
+#: kept only if its own radius is ≤ tol (on (8, 3) steps its radius is ≈ 2⁻⁵⁸ of the last
+#: exact coefficient, on Remark 7.9's near-coinciding tokens ≈ 2⁻⁴³). Only the work
+#: depends on it, never the rigor (Lemma C15).
 HANDOVER = 2.0 ** 50
 
 
@@ -177,10 +178,10 @@ class Field:
         Orders 0 … k₁ are exact integer balls (recurrences of Lemma I2: Cauchy products,
         exp, quotient; midpoints summed exactly, radius terms in binary64 with every
         rounding counted, Lemma C1f, or in integers beyond binary64's range). With h and
-        ``tol`` given, k₁ is the first order from which max|Z_k|h^k ≤ HANDOVER·tol for two
-        orders in a row: the binary64 continuation (Lemma C15) then computes h^k·Z_k for
-        k > k₁ in the variable s = τ/h, whose rounding errors (≈ 2⁻⁴² of those terms,
-        measured) stay below tol. Without them every order is exact.
+        ``tol`` given, the binary64 continuation (Lemma C15) computes h^k·Z_k for k > k₁ in
+        the variable s = τ/h, k₁ being the first order (after max|Z_k|h^k ≤ HANDOVER·tol
+        for two orders in a row) at which the continuation's own radius Σ_k rad(h^k Z_k)
+        is ≤ tol; else every order is exact. Without h and tol every order is exact.
         """
         return with_radii(lambda R: self._jets(Z0, t0, order, R, h, tol))
 
@@ -240,8 +241,9 @@ class Field:
         Pm, Pa, Pr = st["P"]
         Zm[0] = ints(Z0, "m")
         Za[0], Zr[0] = R.mag(Zm[0]), R.of_ints(ints(Z0, "r"))
-        k1, small = K, 0
-        for k in range(K):
+        k1, small, k, tail = K, 0, 0, None
+        threshold = tol * HANDOVER if stop else 0.0
+        while k < K:  # order k: the series' coefficients k, and Z_{k+1}
             Gm[k], Gr[k] = mm(Zm[k], Za[k], Zr[k], Bm, Ba, Br)
             Ga[k] = R.mag(Gm[k])
             if k == 0:
@@ -310,13 +312,29 @@ class Field:
                               R.of_ints(np.full((1, 1, 1), lamb.r, dtype=object)))
             Zm[k + 1], Zr[k + 1] = zm // (k + 1), R.div_up(zr, k + 1)
             Za[k + 1] = R.mag(Zm[k + 1])
-            if stop and k + 1 >= 2:
-                # a heuristic (floats): where to hand over to binary64 never affects rigor
-                est = max(abs(float(x)) for x in Zm[k + 1].flat) * 2.0 ** -P_ * hf ** (k + 1)
-                small = small + 1 if est <= tol * HANDOVER else 0
-                if small == 2 and k + 1 < K:
-                    k1 = k + 1
-                    break
+            k += 1  # Z_0 … Z_k are known exactly
+            if not (stop and k >= 2):
+                continue
+            # Where to hand over to binary64 (a float heuristic, never a matter of rigor):
+            # once max|Z_k|h^k has been small for two orders, try the binary64 tail, and
+            # keep it only if its own radius is below tol. Near-cancelling terms (tokens
+            # close together: W = Σ_j P_ij z_j − z_i ≪ its terms) make it coarser than the
+            # coefficients suggest; then resume the exact orders and try again later.
+            est = max(abs(float(x)) for x in Zm[k].flat) * 2.0 ** -P_ * hf ** k
+            small = small + 1 if est <= threshold else 0
+            if small < 2 or k >= K:
+                continue
+            try:
+                tail = self._continue(st, cs, lead, Im, Ir, R, k, K, h)
+            except OverflowError:  # a coefficient beyond binary64: every order exact
+                tail, stop = None, False
+                continue
+            err = float(np.max(tail.r.sum(axis=0)))
+            if err <= tol:
+                k1 = k
+                break
+            tail, small = None, 0
+            threshold *= max(tol / err, 2.0 ** -60) * 2.0 ** -8
         exact = []
         for k in range(k1 + 1):
             rk = R.to_ints(Zr[k])
@@ -324,13 +342,7 @@ class Field:
             for idx in np.ndindex(n, d):
                 a[idx] = Ball(Zm[k][idx], rk[idx])
             exact.append(a)
-        jets = Jets(exact, None, h)
-        if k1 < K:
-            try:
-                jets.tail = self._continue(st, cs, lead, Im, Ir, R, k1, K, h)
-            except OverflowError:  # a coefficient beyond binary64: all orders exact instead
-                return self._jets(Z0, t0, order, R)
-        return jets
+        return Jets(exact, tail if k1 < K else None, h)
 
     def _continue(self, st: dict, cs: list, lead: np.ndarray, Im, Ir, R, k1: int, K: int,
                   h: Fraction) -> FB:
