@@ -255,8 +255,9 @@ def le_q(x: tuple, q: Fraction) -> bool:
 
 
 def mpf_fraction(x: tuple, cap: Fraction) -> Fraction:
-    """min(x, cap) as a rational for an mpf x ≥ 0 known to be ≤ cap (cap when x's exponent
-    is too large to write as a fraction)."""
+    """A rational in [x, cap] for an mpf 0 ≤ x ≤ cap: min(x, cap) exactly, or cap itself
+    when x = man·2^exp has exp < −10⁶ (too small to write out as a fraction; the caller
+    uses the result as an upper bound)."""
     sign, man, exp, _ = x
     if not man or exp < -1_000_000:
         return cap if man else Fraction(0)

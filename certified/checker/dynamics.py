@@ -24,7 +24,8 @@ from fractions import Fraction
 import numpy as np
 
 from .balls import Ball, ExactRadii, const, one, scale, with_radii
-from .fballs import FB, FC, bilinear, ccontract, fconst, from_balls, up
+from .fballs import FB, FC, add_parts, bilinear, bilinear_parts, ccontract, fconst, \
+    from_balls, mul_parts, sum_parts, up
 
 __all__ = ["Field", "Jets", "pairwise", "zero_diagonal"]
 
@@ -367,10 +368,8 @@ class Field:
                         np.array([c.r for c in cs], dtype=object), P_) * hp  # ĉ_j = h^j c_j
         inv = _int_balls(Im.reshape(n, 1), R.to_ints(Ir).reshape(n, 1), P_)  # 1/R_0
         # The loop below works on raw arrays — (midpoints, |midpoints|, radii) per series,
-        # index = order — with the formulas of Lemma C13 written out: the same balls as
-        # FB's operations, without an object per operation (they dominated the cost).
-        u = 2.0 ** -53
-
+        # index = order — with fballs' formulas of Lemma C13 (the same balls as FB's
+        # operations, without an object per operation: those dominated the cost).
         def trip(x: FB) -> list:
             return [x.m.copy(), np.abs(x.m), x.r.copy()]
 
@@ -380,18 +379,10 @@ class Field:
         def put(X: list, k: int, m: np.ndarray, r: np.ndarray) -> None:
             X[0][k], X[1][k], X[2][k] = m, np.abs(m), r
 
-        def bl(op, a: tuple, b: tuple, L_: int) -> tuple:  # C13.4
-            m = op(a[0], b[0])
-            return m, up(op(a[1], b[2]) + op(a[2], b[1] + b[2]) + (2 * L_ * u) * op(a[1], b[1]),
-                         L_ + 3)
+        bl, mul = bilinear_parts, mul_parts
 
-        def mul(m, r, pm, pr) -> tuple:  # C13.3, entrywise with broadcasting
-            p = m * pm
-            return p, up(np.abs(m) * pr + r * (np.abs(pm) + pr) + 2 * u * np.abs(p), 4)
-
-        def sub(am, ar, bm, br) -> tuple:  # C13.2
-            m = am - bm
-            return m, up(ar + br + 2 * u * np.abs(m), 3)
+        def sub(am, ar, bm, br) -> tuple:
+            return add_parts(am, ar, -bm, br)
 
         Zs, Gs, Ss, Us, Es, Rs_, Ps = (trip(x) for x in (Z, G, S, Uh, E, Rs, Ph))
         cs_ = (ch.m, np.abs(ch.m), ch.r)
@@ -426,10 +417,7 @@ class Field:
             em, er = bl(conv, (wm, np.abs(wm), wr), sl(Es, slice(k - 1, None, -1)), k)
             put(Es, k, *mul(em, er, inv_k.m[k - 1], inv_k.r[k - 1]))
             # R_k = Σ_j E_k[i, j]
-            Rs_[0][k] = Es[0][k].sum(axis=1, keepdims=True)
-            Rs_[1][k] = np.abs(Rs_[0][k])
-            Rs_[2][k] = up(Es[2][k].sum(axis=1, keepdims=True) +
-                           (2 * n * u) * Es[1][k].sum(axis=1, keepdims=True), n + 3)
+            put(Rs_, k, *sum_parts(Es[0][k], Es[1][k], Es[2][k], axis=1, keepdims=True))
             # P_k = (E_k − Σ_{m≥1} R_m P_{k−m}) / R_0
             am, ar = bl(conv, sl(Rs_, slice(1, k + 1)), sl(Ps, slice(k - 1, None, -1)), k)
             dm, dr = sub(Es[0][k], Es[2][k], am, ar)

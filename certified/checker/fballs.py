@@ -32,8 +32,9 @@ import numpy as np
 
 from .balls import Ball, BallError, scale
 
-__all__ = ["FB", "FC", "bilinear", "ccontract", "up", "dn", "nx", "fconst",
-           "finterval", "from_balls", "lower", "to_balls", "upper", "exp_bounds"]
+__all__ = ["FB", "FC", "add_parts", "bilinear", "bilinear_parts", "ccontract", "up", "dn",
+           "nx", "fconst", "finterval", "from_balls", "from_ends", "lower", "meet",
+           "mul_parts", "sum_parts", "to_balls", "upper", "exp_bounds"]
 
 U = 2.0 ** -53  # unit roundoff
 ETA = 2.0 ** -1000  # absolute slack of every radius: covers underflow (Lemma C13)
@@ -57,6 +58,42 @@ def dn(x: np.ndarray) -> np.ndarray:
 def nx(x: np.ndarray) -> np.ndarray:
     """The float above x: ≥ the exact result of the one operation that gave x (C13b)."""
     return np.nextafter(x, np.inf)
+
+
+# -- Lemma C13's formulas on raw arrays ---------------------------------------------------------
+# (midpoint, radius) in, (midpoint, radius) out. FB's operations are these; the jets'
+# binary64 tail (dynamics.py) calls them directly on arrays indexed by order, keeping
+# |midpoint| with each series, without an FB object per operation.
+
+def add_parts(am: np.ndarray, ar: np.ndarray, bm, br) -> tuple[np.ndarray, np.ndarray]:
+    """(m, r) of the sum of the balls am ± ar and bm ± br (C13.2)."""
+    m = am + bm
+    return m, up(ar + br + 2 * U * np.abs(m), 3)
+
+
+def mul_parts(am: np.ndarray, ar: np.ndarray, bm, br) -> tuple[np.ndarray, np.ndarray]:
+    """(m, r) of the product of the balls am ± ar and bm ± br, entrywise (C13.3)."""
+    m = am * bm
+    return m, up(np.abs(am) * br + ar * (np.abs(bm) + br) + 2 * U * np.abs(m), 4)
+
+
+def bilinear_parts(op, a: tuple, b: tuple, L_: int) -> tuple[np.ndarray, np.ndarray]:
+    """(m, r) of ``op(a, b)`` for balls given as triples (midpoints, |midpoints|, radii);
+    ``op`` and L_ as in :func:`bilinear` (C13.4)."""
+    m = op(a[0], b[0])
+    # 2Lu multiplies a computed sum, never a factor of a later product (Lemma C13: an
+    # underflowed term must not be multiplied by something large)
+    return m, up(op(a[1], b[2]) + op(a[2], b[1] + b[2]) + 2 * L_ * U * op(a[1], b[1]), L_ + 3)
+
+
+def sum_parts(m: np.ndarray, a: np.ndarray, r: np.ndarray, axis: int, keepdims: bool = False
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """(m, r) of Σ along ``axis`` (L terms) of the balls m ± r, a = |m|:
+    |fl(Σ) − Σ| ≤ γ_L Σ|m| (C13)."""
+    L_ = m.shape[axis]
+    return m.sum(axis=axis, keepdims=keepdims), \
+        up(r.sum(axis=axis, keepdims=keepdims) + 2 * L_ * U * a.sum(axis=axis, keepdims=keepdims),
+           L_ + 3)
 
 
 def _arr(x) -> np.ndarray:
@@ -135,8 +172,7 @@ class FB:
         if isinstance(o, FC):
             return o + self
         o = _fb(o)
-        m = self.m + o.m
-        return FB(m, up(self.r + o.r + 2 * U * np.abs(m), 3))
+        return FB(*add_parts(self.m, self.r, o.m, o.r))
 
     __radd__ = __add__
 
@@ -150,18 +186,13 @@ class FB:
         if isinstance(o, FC):
             return o * self
         o = _fb(o)
-        m = self.m * o.m
-        am, bm = np.abs(self.m), np.abs(o.m)
-        return FB(m, up(am * o.r + self.r * (bm + o.r) + 2 * U * np.abs(m), 4))
+        return FB(*mul_parts(self.m, self.r, o.m, o.r))
 
     __rmul__ = __mul__
 
     def sum(self, axis: int) -> "FB":
         """Σ along ``axis`` (L terms): |fl(Σ) − Σ| ≤ γ_L Σ|m| (Lemma C13)."""
-        L_ = self.m.shape[axis]
-        m = self.m.sum(axis=axis)
-        return FB(m, up(self.r.sum(axis=axis) + 2 * L_ * U * np.abs(self.m).sum(axis=axis),
-                        L_ + 3))
+        return FB(*sum_parts(self.m, np.abs(self.m), self.r, axis))
 
     def sqr(self) -> "FB":
         """x², tight when the ball contains 0 (end points)."""
@@ -212,7 +243,7 @@ class FB:
         s_hi = np.where(has(0.5) | wide, 1.0, np.maximum(sl.hi(), sh.hi()))
         rng_c = from_ends(np.maximum(c_lo, -1.0), np.minimum(c_hi, 1.0))
         rng_s = from_ends(np.maximum(s_lo, -1.0), np.minimum(s_hi, 1.0))
-        return _meet(rng_c, mid_c), _meet(rng_s, mid_s)
+        return meet(rng_c, mid_c), meet(rng_s, mid_s)
 
     def union(self, o: "FB") -> "FB":
         return from_ends(np.minimum(self.lo(), o.lo()), np.maximum(self.hi(), o.hi()))
@@ -257,12 +288,7 @@ def bilinear(op, a: FB, b: FB, L_: int) -> FB:
     a sum of at most L_ products of an entry of a and an entry of b, summed in any order
     (a matrix product through BLAS, an einsum, products summed over an axis). Lemma C13:
     |fl(Σ m_a m_b) − Σ m_a m_b| ≤ γ_L Σ|m_a||m_b| ≤ 2Lu Σ|m_a||m_b| (+ underflow)."""
-    am, bm = np.abs(a.m), np.abs(b.m)
-    m = op(a.m, b.m)
-    # 2Lu multiplies a computed sum, never a factor of a later product (Lemma C13: an
-    # underflowed term must not be multiplied by something large)
-    rad = op(am, b.r) + op(a.r, bm + b.r) + 2 * L_ * U * op(am, bm)
-    return FB(m, up(rad, L_ + 3))
+    return FB(*bilinear_parts(op, (a.m, np.abs(a.m), a.r), (b.m, np.abs(b.m), b.r), L_))
 
 
 def fconst(q) -> FB:
@@ -499,8 +525,8 @@ class FC:
         lin = one_m + w * delta
         rad2 = nx(up(R * R, 1) / np.where(near, den, 1.0))
         first = FC(lin.re.widen(rad2), lin.im.widen(rad2))
-        re = _pick(near, _meet(rect.re, first.re), rect.re)
-        im = _pick(near, _meet(rect.im, first.im), rect.im)
+        re = _pick(near, meet(rect.re, first.re), rect.re)
+        im = _pick(near, meet(rect.im, first.im), rect.im)
         return FC(re, im)
 
     def contains_interior(self, o: "FC") -> np.ndarray:
@@ -514,7 +540,7 @@ class FC:
     def union(self, o: "FC") -> "FC":
         return FC(self.re.union(o.re), self.im.union(o.im))
 
-def _meet(a: FB, b: FB) -> FB:
+def meet(a: FB, b: FB) -> FB:
     """a ∩ b where they overlap (two enclosures of one number always do; where rounding
     of a degenerate case makes them appear disjoint, a is kept)."""
     lo, hi = np.maximum(a.lo(), b.lo()), np.minimum(a.hi(), b.hi())

@@ -26,7 +26,7 @@ import numpy as np
 from .balls import Ball, BallError, bdot, const, interval, one, scale
 from .dynamics import Field, Jets, pairwise, zero_diagonal
 from .errors import CheckFailure
-from .fballs import FB, FC, bilinear, dn, fconst, finterval, from_balls, from_ends, nx, \
+from .fballs import FB, FC, bilinear, dn, fconst, finterval, from_balls, from_ends, meet, nx, \
     to_balls, up, upper
 
 __all__ = ["LohnerSet", "replay_steps", "parse_interval"]
@@ -331,10 +331,7 @@ def _tight_tube(field: Field, tube: FB, jets: Jets, rem: FB, dev: float, t0: Fra
     Zs = jets.scaled(h).reshape(-1, N)
     poly = Zs[0] + Zs[1] * FB(0.5, 0.5) + FB(np.zeros(N), up(Zs[2:].mag().sum(axis=0),
                                                              Zs.shape[0] + 1))
-    fine = (poly + rem).widen(delta)
-    lo, hi = np.maximum(fine.lo(), tube.lo()), np.minimum(fine.hi(), tube.hi())
-    ok = lo <= hi
-    return from_ends(np.where(ok, lo, tube.lo()), np.where(ok, hi, tube.hi()))
+    return meet(tube, (poly + rem).widen(delta))
 
 
 def _run(field: Field, S: LohnerSet, steps: list, replay: list, lo: int, hi: int,
