@@ -19,10 +19,10 @@ from fractions import Fraction
 import numpy as np
 
 from certified import Instance
-from certified.approx import approx_trajectory_float
-from certified.arith import get_backend
-from certified.certify import certify
-from certified.tail import leader_follower, leader_map_from_scores
+from certified.approx.float64 import approx_trajectory_float
+from certified.enclose.arith import get_backend
+from certified.tail.t4_leader_follower import leader_follower, leader_map_from_scores
+from certified.verdict.certify import certify
 
 
 def instance(n: int, d: int, scale: float = 5.0, seed: int = 0) -> Instance:
@@ -63,8 +63,8 @@ def main() -> None:
     args = ap.parse_args()
     cases = [(8, 2), (20, 2), (32, 3)] if not args.quick else [(8, 2)]
     budget = 30.0 if args.quick else args.budget
-    print(f"| (n, d) | verdict | T_first | wall to verdict (s) | T_float (float run) | "
-          f"certified_until | steps |")
+    print("| (n, d) | verdict | T_first | wall to verdict (s) | T_float (float run) | "
+          "certified_until | steps |")
     print("|---|---|---|---|---|---|---|")
     for n, d in cases:
         inst = instance(n, d)

@@ -24,10 +24,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from bench_integrator import instance as integrator_instance  # noqa: E402
 
-from certified import Instance  # noqa: E402
-from certified.certificate import to_certificate  # noqa: E402
-from certified.certify import certify  # noqa: E402
+from certified import Instance
 from certified.checker import check_file  # noqa: E402
+from certified.verdict.certificate import to_certificate
+from certified.verdict.certify import certify
 
 #: Every shipped example `verify` accepts (the variant_* examples are refused by verify:
 #: no theorem covers them; authors_setting_n20 needs --budget 2900, run it with --only:

@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from certified import Instance, classify
-from certified.spectrum import Spectrum
+from certified.exact.spectrum import Spectrum
 
 
 def timed(fn, *args):

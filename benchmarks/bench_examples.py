@@ -6,7 +6,7 @@ Usage: python benchmarks/bench_examples.py
 import time
 
 from certified import Instance
-from certified.certify import certify
+from certified.verdict.certify import certify
 
 CASES = [("thm2_1_one_dimensional", "2.1"), ("thm3_1_identity", "3.1"),
          ("indefinite_B", "3.1"), ("four_clusters_d2", "2.1"), ("thm8_5_contracting", "8.5"),

@@ -19,7 +19,7 @@ import mpmath
 import numpy as np
 
 from certified import Instance
-from certified.flow import enclose_trajectory
+from certified.enclose.driver import enclose_trajectory
 
 
 def instance(n: int, d: int, seed: int = 0) -> Instance:

@@ -1,5 +1,5 @@
 """``python -m certified`` runs the command line."""
 
-from .cli import entry_point
+from certified.cli import entry_point
 
 entry_point()

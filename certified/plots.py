@@ -11,16 +11,16 @@ from typing import Sequence
 
 import numpy as np
 
-from .errors import CertifiedError
+from certified.errors import CertifiedError
 
 __all__ = ["plot_trajectory"]
 
 
 def _pyplot():
     try:
-        import matplotlib
+        import matplotlib  # lazy: optional dependency (the plot extra)
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # lazy: optional dependency (the plot extra)
     except ImportError:  # pragma: no cover - depends on the environment
         raise CertifiedError("--plot needs matplotlib: pip install 'certified[plot]'") from None
     return plt
@@ -106,7 +106,7 @@ def plot_verification(times: Sequence[float], tokens: Sequence[np.ndarray],
     centers : per cluster, d pairs (lo, hi) (floats), or None
     """
     plt = _pyplot()
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Rectangle  # lazy: optional dependency (the plot extra)
 
     ncols = 3 if P_star is not None else 2
     fig, axes = plt.subplots(1, ncols, figsize=(5 * ncols, 4.6))

@@ -21,11 +21,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certified import Instance
-from certified.certificate import to_certificate
-from certified.certify import certify
 from certified.checker import CheckFailure, check_certificate, digest
 from certified.checker.balls import Ball, const, interval, set_scale
 from certified.cli import main
+from certified.verdict.certificate import to_certificate
+from certified.verdict.certify import certify
 
 
 @pytest.fixture(scope="module")
@@ -176,8 +176,8 @@ def test_checker_is_independent_of_integrator_tail_lemmas_and_arb(cert, tmp_path
     path.write_text(json.dumps(cert))
     code = ("import sys, certified.checker as C; r = C.check_file(sys.argv[1]); "
             "bad = [m for m in sys.modules if m.split('.')[0] == 'flint' or m in "
-            "('certified.field', 'certified.flow', 'certified.stepper', 'certified.tail', "
-            "'certified.certify', 'certified.arith', 'certified.sets', 'certified.geometry')]; "
+            "('certified.enclose.field', 'certified.enclose.driver', 'certified.enclose.stepper', 'certified.tail.t4_leader_follower', "
+            "'certified.verdict.certify', 'certified.enclose.arith', 'certified.enclose.lohner_set', 'certified.tail.g1_hull')]; "
             "print(r.valid, bad)")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
                          text=True, timeout=600)
@@ -504,7 +504,7 @@ def test_exp_is_tight_and_const_is_exact_for_dyadics():
 def audit_certs() -> dict:
     from pathlib import Path
 
-    from certified.audit import audit_certificate, load_record, run_audit
+    from certified.studies.audit import audit_certificate, load_record, run_audit
 
     out = {}
     root = Path(__file__).resolve().parent.parent / "certified" / "data" / "audits"
@@ -763,10 +763,10 @@ def test_checker_jets_with_float_or_exact_radii_enclose_a_600_bit_reference(box)
     implementation; its radii ≈ 1e-170): every reference ball lies in both, and the binary64
     radii are close to the exact-integer ones (measured: 1 + 4e-10 on boxes, 1.26 on
     points, whose radii are a few rounding units)."""
-    from certified.arith import get_backend
     from certified.checker.balls import ExactRadii, FloatRadii
     from certified.checker.dynamics import Field
-    from certified.field import AttentionField
+    from certified.enclose.arith import get_backend
+    from certified.enclose.field import AttentionField
 
     X0 = [[F(3, 4), F(-1, 2)], [F(-1, 3), F(1, 5)], [F(1, 7), F(2, 3)]]
     B = [[F(1), F(1, 3)], [F(-1, 2), F(2)]]  # QᵀK for Q = I, K = B: not symmetric

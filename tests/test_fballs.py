@@ -229,9 +229,9 @@ def test_mixed_jets_enclose_the_exact_ones_and_a_600_bit_reference():
     producer's 600-bit one (mpmath backend, an independent implementation) and overlap
     the all-exact jets; the binary64 tail's radii must stay far below the tolerance."""
     from certified import Instance
-    from certified.arith import get_backend
     from certified.checker.dynamics import Field
-    from certified.field import AttentionField
+    from certified.enclose.arith import get_backend
+    from certified.enclose.field import AttentionField
 
     X0 = [[F(3, 4), F(-1, 2)], [F(-1, 3), F(1, 5)], [F(1, 7), F(2, 3)]]
     B = [[F(1), F(1, 3)], [F(-1, 2), F(2)]]
@@ -270,10 +270,10 @@ def test_binary64_tail_is_kept_only_below_tol_on_near_coinciding_tokens():
     step 54; the tail is now kept only when its own radius is ≤ tol, else more orders are
     exact. Here: that radius is ≤ tol, and the hand-over is later than the size rule's."""
     from certified import Instance
-    from certified.certificate import to_certificate
-    from certified.certify import certify
     from certified.checker import check_certificate
     from certified.checker.dynamics import HANDOVER, Field
+    from certified.verdict.certificate import to_certificate
+    from certified.verdict.certify import certify
 
     set_scale(207)
     X0 = [[F(1), F(1, 10)], [F(1), F(-1, 10)]]
@@ -304,9 +304,9 @@ def test_field_on_boxes_contains_the_field_at_points(variable, V):
     (mpmath backend of the producer) at sampled points of the box; at a point they are
     accurate to ≈ 1e-14 relative."""
     from certified import Instance
-    from certified.arith import get_backend
     from certified.checker.dynamics import Field
-    from certified.field import AttentionField
+    from certified.enclose.arith import get_backend
+    from certified.enclose.field import AttentionField
 
     rng = np.random.default_rng(3)
     n, d = 4, 2

@@ -3,7 +3,7 @@
 V = λI, rescaled variable z (``variable="z"``): ż_i = λ Σ_j P_ij (z_j − z_i) with
 P_ij = softmax_j(c(t)·z_iᵀBz_j), c(t) = e^{2λt}. Original variable x: ẋ_i = V Σ_j P_ij x_j,
 c ≡ 1, for V = λI or any rational matrix V (``V=``; only in x, where no e^{tV} enters).
-Independent of :mod:`certified.field`.
+Independent of :mod:`certified.enclose.field`.
 
 Two arithmetics, chosen by what each quantity needs (``proofs_notes/checker.md``):
 

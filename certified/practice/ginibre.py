@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import numpy as np
+from tqdm import tqdm
 
-from ..parallel import usable_cores, worker_pool
-from .leading import KINDS, classify_leading
+from certified.practice.leading import KINDS, classify_leading
+from certified.studies.parallel import usable_cores, worker_pool
 
 __all__ = ["DEFAULT_DIMS", "DimCensus", "sample", "classify_range", "census", "wilson",
            "to_table", "plot_census"]
@@ -160,7 +161,6 @@ def census(dims: Iterable[int] = DEFAULT_DIMS, samples: int = 10_000, seed: int 
     t0 = time.perf_counter()
     bar = None
     if progress:
-        from tqdm import tqdm
 
         bar = tqdm(total=samples * len(dims), unit="matrix", file=sys.stderr,
                    desc="ginibre")
@@ -204,10 +204,10 @@ def to_table(res: dict[str, Any]) -> str:
 
 def plot_census(res: dict[str, Any], path: str) -> None:
     """Fractions against d (log scale) with Wilson intervals, and the paper's 14%."""
-    import matplotlib
+    import matplotlib  # lazy: optional dependency (the plot extra)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: optional dependency (the plot extra)
 
     ds = [row["d"] for row in res["dims"]]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))

@@ -3,7 +3,7 @@
 Definition 4.1(i) asks that the eigenvalue of largest modulus be real, positive, simple and
 strictly dominant. For the Ginibre census (thousands of 128×128 samples) and for trained
 weights (384×384 layer sums) the exact characteristic polynomial of
-:mod:`certified.spectrum` is too slow, so the class is proved in three stages, each one
+:mod:`certified.exact.spectrum` is too slow, so the class is proved in three stages, each one
 only tried when the previous one could not separate:
 
 1. **Gershgorin on a verified similarity** (53 bits, ~0.1 s at d = 128). A floating-point
@@ -14,7 +14,7 @@ only tried when the previous one could not separate:
    (``proofs_notes/practice.md``, Lemma P1).
 2. **Arb's verified eigenvalues** (``acb_mat.eig``, Rump / van der Hoeven–Mourrain) at
    128 and 512 bits: disjoint balls, each holding exactly one eigenvalue.
-3. **The exact spectrum** (:class:`certified.spectrum.Spectrum`): always decides, slowly.
+3. **The exact spectrum** (:class:`certified.exact.spectrum.Spectrum`): always decides, slowly.
 
 All three produce *discs* with one property (Lemma P2): every eigenvalue lies in their
 union, and a disc disjoint from all the others holds exactly one eigenvalue, counted with
@@ -31,12 +31,14 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 from flint import acb, acb_mat, arb, arb_mat, ctx
 
-from ..balls import sign
-from ..errors import UndecidedError
-from ..logic import Truth
+from certified.errors import UndecidedError
+from certified.exact.arb_convert import sign
+from certified.exact.linalg import fmpq_from_floats, from_fmpq_mat
+from certified.exact.spectrum import MAX_PREC, Spectrum
+from certified.logic import Truth
 
 if TYPE_CHECKING:
-    from ..spectrum import Spectrum
+    from certified.exact.spectrum import Spectrum
 
 __all__ = ["LeadingClass", "classify_leading", "exact_class", "gershgorin_discs", "KINDS",
            "arb_mat_from_floats"]
@@ -300,7 +302,6 @@ def _arb_eig_discs(factors: Sequence[np.ndarray], bits: int) -> list[Disc] | Non
 
 def _exact_matrix(factors: Sequence[np.ndarray]):
     """The exact rational product F₁F₂⋯ (rows of Fractions)."""
-    from ..exact import fmpq_from_floats, from_fmpq_mat
 
     A = fmpq_from_floats(factors[0])
     for F in factors[1:]:
@@ -309,11 +310,10 @@ def _exact_matrix(factors: Sequence[np.ndarray]):
 
 
 def exact_class(sp: "Spectrum", key: str, zero: bool = False) -> LeadingClass:
-    """The class from an exact :class:`~certified.spectrum.Spectrum` (stage 3).
+    """The class from an exact :class:`~certified.exact.spectrum.Spectrum` (stage 3).
 
     ``zero`` adds 0 as an eigenvalue (of any multiplicity) outside ``sp``.
     """
-    from ..spectrum import MAX_PREC
 
     if key == "modulus":  # a nonzero dominant eigenvalue also beats the extra zeros
         dom = sp.dominant
@@ -366,7 +366,7 @@ def classify_leading(factors: Sequence[np.ndarray] | np.ndarray, key: str = "mod
     ------
     UndecidedError
         Only when the exact stage cannot separate (documented limits of
-        :class:`~certified.spectrum.Spectrum`); never a guess.
+        :class:`~certified.exact.spectrum.Spectrum`); never a guess.
     """
     if key not in ("modulus", "real part"):
         raise ValueError("key must be 'modulus' or 'real part'")
@@ -383,6 +383,5 @@ def classify_leading(factors: Sequence[np.ndarray] | np.ndarray, key: str = "mod
             got = _decide(discs, key, zero_eigenvalue)
             if got is not None:
                 return LeadingClass(got[0], key, "arb-eig", bits, got[2])
-    from ..spectrum import Spectrum
 
     return exact_class(Spectrum(_exact_matrix(factors)), key, zero_eigenvalue)

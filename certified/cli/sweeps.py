@@ -1,0 +1,125 @@
+"""Sweeps: ``explore`` (boundary maps) and ``ginibre`` (the census of Definition 4.1(i))."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from certified.cli.common import (
+    _int_list,
+    _out_path,
+    _write_atomic,
+)
+
+__all__ = ['explore', 'ginibre']
+
+
+@click.command()
+@click.option("--family", type=click.Choice(["section-12.1", "section-12.1-paranormal",
+                                            "attention-boolean"]),
+              default=None, help="A numpy-seeded family (uniform sampling).")
+@click.option("--strategy", "theorem", type=click.Choice(["2.1", "3.1", "4.2", "5.2", "8.5"]),
+              default=None, help="Draw from certified.studies.strategies.inside(THEOREM) instead.")
+@click.option("--violate", default=None, help="With --strategy: a hypothesis to violate "
+              "(certified.studies.strategies.VIOLATIONS).")
+@click.option("--samples", type=click.IntRange(min=1), default=200, show_default=True)
+@click.option("--n", "n_tokens", type=click.IntRange(min=1, max=64), default=3,
+              show_default=True, help="Tokens per instance (families).")
+@click.option("--d", "dim", type=click.IntRange(min=1, max=16), default=2, show_default=True,
+              help="Dimension (families).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--spread", type=click.FloatRange(min=0, min_open=True), default=3.0,
+              show_default=True, help="Tokens uniform in [-spread, spread]^d (families).")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=5.0,
+              show_default=True, help="Wall-clock seconds of certify per instance.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes (default: the cores this process may use).")
+@click.option("--out", callback=_out_path, required=True,
+              help="Results as JSON lines (appended; a rerun resumes).")
+@click.option("--records", default=None, help="Folder for audit records of refuted instances.")
+def explore(family: str | None, theorem: str | None, violate: str | None, samples: int,
+            n_tokens: int, dim: int, seed: int, spread: float, budget: float,
+            workers: int | None, out: str, records: str | None) -> None:
+    """Sweep sampled instances, certify each, and print the boundary map (JSON).
+
+    Counts of certified / refuted / undecided verdicts for the theorem's conclusion, with
+    the time and precision spent. Interrupted sweeps resume from --out.
+    """
+
+    # lazy: CLI startup (and optional dependencies of the command)
+    from certified.studies.explore import (
+        FAMILIES,
+        boundary_map,
+        family_instance,
+        strategy_instances,
+        sweep,
+    )
+
+    if (family is None) == (theorem is None):
+        raise click.UsageError("give exactly one of --family and --strategy")
+    if violate is not None and theorem is None:
+        raise click.BadParameter("needs --strategy", param_hint="--violate")
+    if family is not None:
+        thm = FAMILIES[family]
+        insts = [family_instance(family, i, n=n_tokens, d=dim, seed=seed, spread=spread)
+                 for i in range(samples)]
+    else:
+        from certified.studies.strategies import VIOLATIONS  # lazy: CLI startup
+
+        if violate is not None and (violate not in VIOLATIONS or
+                                    theorem not in VIOLATIONS[violate][0]):
+            ok = [h for h, (ts, _) in VIOLATIONS.items() if theorem in ts]
+            raise click.BadParameter(f"{violate!r} does not apply to Theorem {theorem}; "
+                                     f"choose from {', '.join(ok) or 'none'}",
+                                     param_hint="--violate")
+        thm = theorem
+        insts = strategy_instances(theorem, samples, violate=violate, seed=seed)
+    rows = sweep(insts, thm, out, budget=budget, workers=workers, records=records,
+                 progress=sys.stderr.isatty())
+    res = {"theorem": thm, "source": family or f"strategy {theorem}"
+           + (f" violating {violate}" if violate else ""), **boundary_map(rows)}
+    click.echo(json.dumps(res, indent=1))
+
+
+@click.command()
+@click.option("--dims", default="2,4,8,16,32,64,128", show_default=True,
+              help="Comma-separated dimensions d.")
+@click.option("--samples", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Samples per dimension.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of the ensemble: sample i of dimension d is "
+                   "default_rng([seed, d, i]).standard_normal((d, d)).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes (default: the cores this process may use).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@click.option("--out", callback=_out_path, default=None,
+              help="Also write the JSON result to this file.")
+@click.option("--plot", callback=_out_path, default=None,
+              help="Draw the fractions against d to this PNG file.")
+def ginibre(dims: str, samples: int, seed: int, workers: int | None, fmt: str,
+            out: str | None, plot: str | None) -> None:
+    """How often a real Ginibre matrix satisfies Definition 4.1(i).
+
+    Every sample's class (leading eigenvalue real positive / real negative / a complex
+    pair / other) is proved (Gershgorin on a verified similarity, Arb, exact spectrum);
+    the fractions come with 95% Wilson intervals, which are statistics, not enclosures.
+    """
+
+    from certified.practice.ginibre import (  # lazy: CLI startup
+        census,
+        plot_census,
+        to_table,
+    )
+
+    ds = _int_list(dims, "--dims", 1, 1024)
+    res = census(ds, samples=samples, seed=seed, workers=workers,
+                 progress=sys.stderr.isatty())
+    text = json.dumps(res, indent=1)
+    if out is not None:
+        _write_atomic(out, text + "\n")
+    if plot is not None:
+        plot_census(res, plot)
+    click.echo(to_table(res) if fmt == "table" else text)

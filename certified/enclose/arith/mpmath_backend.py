@@ -1,0 +1,126 @@
+"""mpmath interval arithmetic (``mpmath.iv``) as a :class:`~certified.enclose.arith.base.Backend`.
+
+mpmath's interval context rounds lower endpoints down and upper endpoints up. It is
+also the arithmetic of the independent checker, so that no library checks its own work.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Any, Iterator
+
+from mpmath import iv, mp
+from mpmath.libmp import (
+    from_rational,
+    round_ceiling,
+    round_floor,
+    to_float,
+    to_rational,
+)
+
+from certified.enclose.arith.base import Backend
+from certified.errors import UndecidedError
+from certified.exact.arb_convert import EXP_LIMIT, power_of_two
+
+
+def _special(raw: tuple) -> bool:
+    """True for a raw ±inf or nan: a zero mantissa with a nonzero exponent field."""
+    return not raw[1] and bool(raw[2])
+
+
+def _rat(raw: tuple, up: bool) -> Fraction:
+    """Exact value of a raw mpf endpoint; outward-rounded when beyond 2^±EXP_LIMIT."""
+
+    sign, man, exp, bc = raw
+    if _special(raw):
+        # to_rational reads ±inf and nan as 0: [−inf, +inf] would pass for [0, 0].
+        raise UndecidedError("an interval endpoint is not finite")
+    if man and exp + bc > EXP_LIMIT:
+        raise UndecidedError(f"a number of about {power_of_two(exp + bc)} is too large "
+                             f"to convert")
+    if man and exp + bc < -EXP_LIMIT:
+        tiny = Fraction(1, 2 ** EXP_LIMIT)
+        return (Fraction(0) if up else -tiny) if sign else (tiny if up else Fraction(0))
+    p, q = to_rational(raw)
+    return Fraction(int(p), int(q))
+
+
+class MpmathBackend(Backend):
+    """Endpoint intervals from ``mpmath.iv`` (directed rounding)."""
+
+    name = "mpmath"
+
+    @contextmanager
+    def workprec(self, bits: int) -> Iterator[None]:
+        # mpmath's interval context has no workprec(); save and restore in finally.
+        old = iv.prec
+        iv.prec = bits
+        try:
+            yield
+        finally:
+            iv.prec = old
+
+    def const(self, q: Fraction) -> Any:
+        prec = iv.prec
+        lo = from_rational(q.numerator, q.denominator, prec, round_floor)
+        hi = from_rational(q.numerator, q.denominator, prec, round_ceiling)
+        # make_mpf wraps the raw values without re-rounding at mp.prec (53 bits).
+        return iv.mpf((mp.make_mpf(lo), mp.make_mpf(hi)))
+
+    def interval(self, lo: Fraction, hi: Fraction) -> Any:
+        return self.hull(self.const(lo), self.const(hi))
+
+    def exp(self, x: Any) -> Any:
+        return iv.exp(x)
+
+    def sqrt(self, x: Any) -> Any:
+        return iv.sqrt(x)
+
+    def rad_float(self, x: Any) -> float:
+        if not self.is_finite(x):
+            return float("inf")
+        a, b = x._mpi_
+        return (to_float(b) - to_float(a)) / 2
+
+    def bounds(self, x: Any) -> tuple[Fraction, Fraction]:
+        a, b = x._mpi_
+        try:
+            return _rat(a, up=False), _rat(b, up=True)
+        except (ValueError, OverflowError):
+            raise UndecidedError(f"interval {x} is not finite") from None
+
+    def mid_point(self, x: Any) -> Any:
+        m = x.mid.a  # an exact endpoint of the enclosure of the midpoint
+        return iv.mpf((m.a, m.a)) if hasattr(m, "a") else iv.mpf(m)
+
+    def is_finite(self, x: Any) -> bool:
+        return not any(_special(t) for t in x._mpi_)
+
+    def contains(self, outer: Any, inner: Any) -> bool:
+        if not (self.is_finite(outer) and self.is_finite(inner)):
+            return False  # as a validation test, "not shown" (Arb answers the same way)
+        lo_o, hi_o = self.bounds(outer)
+        lo_i, hi_i = self.bounds(inner)
+        return lo_o <= lo_i and hi_i <= hi_o
+
+    def contains_interior(self, outer: Any, inner: Any) -> bool:
+        if not (self.is_finite(outer) and self.is_finite(inner)):
+            return False
+        lo_o, hi_o = self.bounds(outer)
+        lo_i, hi_i = self.bounds(inner)
+        return lo_o < lo_i and hi_i < hi_o
+
+    def complex_box(self, re: Any, im: Any) -> Any:
+        return iv.mpc(re, im)
+
+    def is_complex(self, x: Any) -> bool:
+        return type(x).__name__ == "ivmpc"
+
+    def re_im(self, x: Any) -> tuple[Any, Any]:
+        return (x.real, x.imag) if self.is_complex(x) else (x, iv.mpf(0))
+
+    def hull(self, a: Any, b: Any) -> Any:
+        lo = min(a.a, b.a, key=lambda t: self.bounds(t)[0])
+        hi = max(a.b, b.b, key=lambda t: self.bounds(t)[1])
+        return iv.mpf((lo.a, hi.b))

@@ -1,0 +1,555 @@
+"""The driver: integrate with validated steps, report enclosures at requested times.
+
+:func:`enclose_trajectory` integrates an instance (continuous time: the rescaled ODE in
+z, Taylor steps; discrete time: the layer map in x) and returns a
+:class:`Trajectory`: enclosures of the tokens (in x or z) and of P at the requested
+times, and ``certified_until``, the time up to which every step was validated.
+Requested times beyond ``certified_until`` are listed as not certified and have no
+enclosure. If a step cannot be validated the driver shortens it; below the minimum
+step, or when radii blow up, it restarts at twice the precision, up to ``max_bits``;
+it never keeps an unvalidated step.
+"""
+
+from __future__ import annotations
+
+import sys
+import time as _time
+from dataclasses import dataclass, replace
+from dataclasses import field as dc_field
+from fractions import Fraction
+from typing import Any, Callable, Iterable
+
+import numpy as np
+from tqdm import tqdm
+
+from certified.enclose.arith import get_backend
+from certified.enclose.arith.base import Backend
+from certified.enclose.field import AttentionField
+from certified.enclose.lohner_set import LohnerSet
+from certified.enclose.stepper import StepRejected, StepResult, map_step, taylor_step
+from certified.enclose.variant_field import variant_field
+from certified.errors import InputError, UndecidedError, ValidationError
+from certified.exact.instance import Discrete, Instance
+from certified.exact.linalg import from_fmpq_mat, to_fmpq_mat
+from certified.exact.rationals import bounds_to_json, fraction_to_str, to_fraction
+from certified.exact.variant_spec import Pieces, certifiable
+from certified.precision import Precision
+
+__all__ = ["StopReason", "Trajectory", "enclose_trajectory", "trajectory_midpoints"]
+
+#: Radii above this (absolute, in z) count as a blow-up and trigger more precision.
+BLOWUP_RADIUS = Fraction(1, 10 ** 3)
+
+
+@dataclass(frozen=True)
+class StopReason:
+    """Why a run ended where it did.
+
+    Attributes
+    ----------
+    kind : str
+        ``"t_final"`` (reached), ``"predicate"`` (the ``until`` predicate held),
+        ``"validation"`` (a step could not be validated: :class:`ValidationError`),
+        ``"undecided"`` (a comparison could not be decided: :class:`UndecidedError`),
+        ``"wall-clock cap"`` (the outer safety cap, ``max_seconds``).
+    t : Fraction
+        Time reached (every step before it validated).
+    message : str
+        The typed error's message (with its t and h), or a short description.
+    bits : int
+        Working precision of the run.
+    error : Exception or None
+        The typed error itself, with its ``t``, ``h`` and ``box`` when it has them.
+    """
+
+    kind: str
+    t: Fraction
+    message: str
+    bits: int
+    error: Exception | None = None
+
+    def __str__(self) -> str:
+        if self.kind in ("t_final", "predicate"):
+            return f"{self.message} at t = {self.t}"
+        return f"stopped at t = {self.t} ({self.bits} bits): {self.kind}: {self.message}"
+
+
+@dataclass
+class Trajectory:
+    """Certified enclosures of a trajectory (the spec's ``simulate`` output).
+
+    Attributes
+    ----------
+    instance : Instance
+    variable : str
+        ``"z"`` or ``"x"``: the variable of ``tokens``.
+    times : list of Fraction
+        The reported times (all ≤ ``certified_until``).
+    tokens : list of object arrays, shape (n, d)
+        ``tokens[k]`` encloses the tokens at ``times[k]``.
+    attention : list of object arrays, shape (n, n)
+        ``attention[k]`` encloses P at ``times[k]``.
+    certified_until : Fraction
+        Every step up to this time was validated.
+    not_certified : list of Fraction
+        Requested times beyond ``certified_until`` (no enclosure reported).
+    steps : list of StepResult
+        Every validated step, in order (for certificates).
+    bits, order : int
+        Working precision and Taylor order of the run that produced this.
+    backend : Backend
+    stop : StopReason or None
+        Why the run that produced this ended (and, after escalation, why the driver
+        stopped escalating: :attr:`escalation`).
+    """
+
+    instance: Instance
+    variable: str
+    times: list[Fraction]
+    tokens: list[np.ndarray]
+    attention: list[np.ndarray]
+    certified_until: Fraction
+    not_certified: list[Fraction]
+    steps: list[StepResult]
+    bits: int
+    order: int
+    backend: Backend
+    wall_seconds: float = 0.0
+    attempts: list[str] = dc_field(default_factory=list)
+    stopped_by_predicate: bool = False
+    stop: StopReason | None = None
+    #: The variable the ODE was integrated in (the steps' sets are in it).
+    coordinates: str = "z"
+    #: Why the driver did not try more precision (empty when it did not need to).
+    escalation: str = ""
+
+    def stop_message(self) -> str:
+        """One line: where and why the certified run ended."""
+        text = str(self.stop) if self.stop is not None else f"t = {self.certified_until}"
+        return text + (f"; {self.escalation}" if self.escalation else "")
+
+    def max_radius(self) -> Fraction:
+        """Largest token radius at the last reported time."""
+        return self.backend.max_rad(self.tokens[-1]) if self.tokens else Fraction(0)
+
+    def final_box(self) -> np.ndarray | None:
+        """Box of the state at ``certified_until`` (integration variable), shape (n, d)."""
+        if not self.steps:
+            return None
+        with self.backend.workprec(self.bits):
+            return self.steps[-1].output_set.box(self.backend).reshape(
+                self.instance.n, self.instance.d)
+
+    def to_json(self, digits: int) -> dict:
+        """The spec's ``simulate`` JSON (enclosures as outward-rounded decimal pairs)."""
+
+        bk = self.backend
+        out_digits = max(5, digits)
+
+        def enc(x) -> list[str]:
+            lo, hi = bk.bounds(x)
+            return bounds_to_json(lo, hi, out_digits)
+
+        out = {
+            "variable": self.variable,
+            "digits": digits,
+            "certified_until": fraction_to_str(self.certified_until),
+            "times": [fraction_to_str(t) for t in self.times],
+            "tokens": [[[enc(v) for v in row] for row in tok] for tok in self.tokens],
+            "attention": [[[enc(v) for v in row] for row in P] for P in self.attention],
+            "not_certified_times": [fraction_to_str(t) for t in self.not_certified],
+            "stop_reason": self.stop_message(),
+            "method": {"backend": bk.name, "bits": self.bits, "taylor_order": self.order,
+                       "steps": len(self.steps),
+                       "time_mode": "discrete" if isinstance(self.instance.time, Discrete)
+                       else "continuous"},
+        }
+        return out
+
+
+def _progress(total: float, enabled: bool):
+    if not enabled:
+        return None
+    return tqdm(total=float(total), file=sys.stderr, unit="t", leave=False,
+                bar_format="{l_bar}{bar}| t={n:.3g}/{total:.3g} [{elapsed}]")
+
+
+def _linear_change(bk: Backend, field: AttentionField, S: LohnerSet, t: Fraction) -> np.ndarray:
+    """Box of e^{tV} y (token-wise) for every y in the set (rigorous matrix exponential):
+    x = e^{tV} z, and z = e^{-tV} x with t negated."""
+    n, d = field.n, field.d
+    E = bk.expm(field.V * bk.const(t))
+    M = np.kron(bk.identity(n), E)  # acts token-wise on the flattened state
+    return S.linear_image(M, bk).reshape(n, d)
+
+
+def _initial_set(inst: Instance, bk: Backend, box: "np.ndarray | LohnerSet | None"
+                 ) -> LohnerSet:
+    if isinstance(box, LohnerSet):  # continuing from a previous run's set
+        return box
+    if box is None:
+        return LohnerSet.from_exact([x for row in inst.X0 for x in row], bk)
+    return LohnerSet.from_box(box.reshape(-1), bk)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every attempt (every precision) of one :func:`enclose_trajectory` call shares."""
+
+    inst: Instance
+    report: list[Fraction]
+    bk: Backend
+    variable: str
+    coordinates: str
+    h_max: Fraction
+    progress: bool
+    deadline: float | None
+    until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None
+
+
+def _stop(exc: Exception, t: Fraction, bits: int) -> StopReason:
+    kind = "wall-clock cap" if isinstance(exc, _WallClock) else \
+        "validation" if isinstance(exc, ValidationError) else "undecided"
+    return StopReason(kind, t, str(exc), bits, exc)
+
+
+class _WallClock(ValidationError):
+    """The outer wall-clock cap was reached (never a verdict by itself)."""
+
+
+def _run_continuous(run: _Run, t_final: Fraction, bits: int, order: int, target_bits: int,
+                    *, report: list[Fraction] | None = None,
+                    initial_box: "np.ndarray | LohnerSet | None" = None,
+                    until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None = None,
+                    field_factory: Callable[[Backend], Any] | None = None) -> Trajectory:
+    """One attempt at ``bits`` bits on [0, t_final]; the trajectory carries its stop."""
+    inst, bk, h_max, progress = run.inst, run.bk, run.h_max, run.progress
+    variable = "x" if field_factory is not None else run.variable
+    coordinates = "x" if field_factory is not None else run.coordinates
+    report = run.report if report is None else report
+    deadline = run.deadline
+    with bk.workprec(bits):
+        # A variant's field (certified.exact.variant_spec) follows the same stepper protocol.
+        field = field_factory(bk) if field_factory is not None else \
+            AttentionField(inst, bk, coordinates)
+        n, d = inst.n, inst.d
+        S = _initial_set(inst, bk, initial_box)
+        t = Fraction(0)
+        steps: list[StepResult] = []
+        times, tokens, attn = [], [], []
+        pending = sorted(set(report))
+        # Remainder tolerance from the target accuracy, not from the working bits: the
+        # extra bits are guard bits for the ~0.5 bit/order lost by the Taylor recurrences.
+        tol = Fraction(1, 2 ** target_bits)
+        bar = _progress(t_final, progress)
+
+        def record(t_now: Fraction, Sset: LohnerSet) -> None:
+            # Compute everything first: a failure must not leave a half-written report.
+            Y = Sset.box(bk).reshape(n, d)
+            if variable == coordinates:
+                tok = Y
+            else:  # x = e^{tV} z, or z = e^{-tV} x, applied to the set
+                tok = _linear_change(bk, field, Sset, t_now if variable == "x" else -t_now)
+            P = field.attention(Y, t_now, clip=True)
+            times.append(t_now)
+            tokens.append(tok)
+            attn.append(P)
+
+        stopped_by_predicate = False
+        stop: StopReason | None = None
+        try:
+            while pending and pending[0] == 0:
+                record(Fraction(0), S)
+                pending.pop(0)
+            rho, streak = Fraction(1, 2), 0
+            # Steps between tries of a doubled disk: doubled after a try that failed (a
+            # failed Picard test costs an F evaluation on the complex set), reset after
+            # one that held. A heuristic: any ρ that passes gives a valid step.
+            patience, probing = 4, False
+            rho_min = Fraction(1, 2 ** 30) * max(t_final, Fraction(1))
+            while t < t_final:
+                if deadline is not None and _time.perf_counter() > deadline:
+                    raise _WallClock("the wall-clock cap (max_seconds) was reached", t=t)
+                target = pending[0] if pending else t_final
+                scale = 1 + max(abs(bk.bounds(v)[1]) for v in S.c)
+                while True:
+                    try:
+                        res = taylor_step(field, S, t, min(target - t, h_max), order, rho,
+                                          tol * scale)
+                        break
+                    except StepRejected:
+                        rho, streak = rho / 2, 0
+                        if probing:
+                            patience, probing = min(2 * patience, 64), False
+                        if rho < rho_min:
+                            raise
+                if probing:
+                    patience, probing = 4, False
+                h = res.h
+                S = res.output_set
+                steps.append(res)
+                if bar is not None:
+                    bar.update(float(h))
+                t = t + h
+                if S.max_radius(bk) > BLOWUP_RADIUS:
+                    raise ValidationError("enclosure radius blew up", t=t, h=h)
+                if pending and t == pending[0]:
+                    record(t, S)
+                    pending.pop(0)
+                if until is not None and until(t, S.box(bk).reshape(n, d), S):
+                    if not times or times[-1] != t:
+                        record(t, S)
+                    stopped_by_predicate = True
+                    break
+                streak += 1
+                if streak >= patience:  # try a larger disk after a run of successes
+                    rho, streak, probing = min(rho * 2, Fraction(2)), 0, rho < 2
+        except (ValidationError, UndecidedError) as exc:
+            # Certified up to the last validated t; the reason is kept, and the caller
+            # may escalate the precision.
+            stop = _stop(exc, t, bits)
+        finally:
+            if bar is not None:
+                bar.close()
+        if stop is None:
+            stop = StopReason("predicate", t, "the until predicate held", bits) \
+                if stopped_by_predicate else StopReason("t_final", t, "reached t_final", bits)
+        not_cert = [s for s in sorted(set(report)) if s > t or s not in times]
+        traj = Trajectory(inst, variable, times, tokens, attn, t, not_cert, steps, bits,
+                          order, bk, stopped_by_predicate=stopped_by_predicate, stop=stop,
+                          coordinates=coordinates)
+        return traj
+
+
+def _run_variant(run: _Run, t_final: Fraction, bits: int, order: int,
+                 target_bits: int) -> Trajectory:
+    """A variant (certified.exact.variant_spec) in x; piecewise weights piece by piece.
+
+    On each piece the field is smooth and the stepper's contract holds; the set at a
+    switching time is the initial set of the next piece, so the chain of enclosures is
+    valid across switches (Lemma V1).
+    """
+
+
+    inst, report, bk = run.inst, run.report, run.bk
+    var = inst.variant
+    if not isinstance(var, Pieces):
+        return _run_continuous(run, t_final, bits, order, target_bits,
+                               field_factory=lambda b: variant_field(inst, b))
+    cuts = [Fraction(0)] + [s for s in var.starts if s < t_final] + [t_final]
+    weights = [(inst.V, inst.Q, inst.K)] + [(w.V, w.Q, w.K) for w in var.weights]
+    times: list[Fraction] = []
+    tokens: list[np.ndarray] = []
+    attn: list[np.ndarray] = []
+    steps: list[StepResult] = []
+    start: LohnerSet | None = None
+    reached = Fraction(0)
+    for i, (a, c) in enumerate(zip(cuts, cuts[1:])):
+        rep = [s - a for s in report if a <= s <= c and s not in times]
+        tr = _run_continuous(run, c - a, bits, order, target_bits, report=rep,
+                             initial_box=start,
+                             field_factory=lambda b, w=weights[i]: variant_field(inst, b, w))
+        times += [s + a for s in tr.times]
+        tokens += tr.tokens
+        attn += tr.attention
+        steps += [replace(st, t0=st.t0 + a) for st in tr.steps]
+        reached = a + tr.certified_until
+        if tr.certified_until < c - a or not tr.steps:
+            break
+        start = tr.steps[-1].output_set
+    not_cert = [s for s in sorted(set(report)) if s > reached or s not in times]
+    return Trajectory(inst, "x", times, tokens, attn, reached, not_cert, steps, bits, order,
+                      bk, coordinates="x", stop=tr.stop if tr.stop is not None and tr.stop.kind != "t_final"
+                      else StopReason("t_final", reached, "reached t_final", bits))
+
+
+def _run_discrete(run: _Run, t_final: Fraction, bits: int) -> Trajectory:
+    """The layer map of Remarks 1.1/3.4, layer by layer (no truncation: Lemma I9)."""
+    inst, report, bk, variable, progress = run.inst, run.report, run.bk, run.variable, \
+        run.progress
+
+    dt = inst.time.dt  # type: ignore[union-attr]
+    n, d = inst.n, inst.d
+    layers = int(t_final / dt)
+    wanted = {int(s / dt): s for s in report if (s / dt).denominator == 1 and s <= t_final}
+    with bk.workprec(bits):
+        field = AttentionField(inst, bk, "x")
+        S = LohnerSet.from_exact([x for row in inst.X0 for x in row], bk)
+        R = to_fmpq_mat([[Fraction(int(i == j)) + dt * inst.V[i][j] for j in range(d)]
+                         for i in range(d)])
+        Rinv = R.inv()
+        steps: list[StepResult] = []
+        times, tokens, attn = [], [], []
+        bar = _progress(layers, progress)
+        t_cert = Fraction(0)
+
+        def record(layer: int, Sset: LohnerSet) -> None:
+            X = Sset.box(bk).reshape(n, d)
+            if variable == "x":
+                tok = X
+            else:  # z^[k] = R^{-k} x^[k], applied to the set (exact rational matrix)
+                M = bk.array(from_fmpq_mat(Rinv ** layer))
+                tok = Sset.linear_image(np.kron(bk.identity(n), M), bk).reshape(n, d)
+            P = field.attention(X, Fraction(0), clip=True)
+            times.append(wanted[layer])  # all or nothing: no half-written report
+            tokens.append(tok)
+            attn.append(P)
+
+        try:
+            if 0 in wanted:
+                record(0, S)
+            for layer in range(layers):
+                res = map_step(field, S, layer, dt)
+                S = res.output_set
+                steps.append(res)
+                t_cert = dt * (layer + 1)
+                if S.max_radius(bk) > BLOWUP_RADIUS * 10 ** 6:
+                    raise ValidationError("enclosure radius blew up", t=t_cert, h=dt)
+                if layer + 1 in wanted:
+                    record(layer + 1, S)
+                if bar is not None:
+                    bar.update(1)
+        except (ValidationError, UndecidedError) as exc:
+            stop = _stop(exc, t_cert, bits)  # certified up to the last validated layer
+        else:
+            stop = StopReason("t_final", t_cert, "reached t_final", bits)
+        finally:
+            if bar is not None:
+                bar.close()
+        not_cert = [s for s in sorted(set(report)) if s not in times]
+        return Trajectory(inst, variable, times, tokens, attn, t_cert, not_cert, steps, bits,
+                          1, bk, stop=stop, coordinates="x")
+
+
+def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
+                       times: Iterable[Fraction | int | str] | None = None,
+                       digits: int = 30, bits: int | None = None, variable: str = "z",
+                       backend: str = "flint", max_bits: int | None = None,
+                       order: int | None = None, h_max: Fraction | None = None,
+                       progress: bool = False, coordinates: str = "z",
+                       initial_box: np.ndarray | None = None,
+                       max_seconds: float | None = None,
+                       until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None = None,
+                       precision: Precision | None = None) -> Trajectory:
+    """Certified enclosures of the trajectory of ``instance`` on [0, t_final].
+
+    Parameters
+    ----------
+    instance : Instance
+    t_final : number
+        Final time (exact; > 0). In discrete time, layers k with k·Δt ≤ t_final.
+    times : iterable of numbers, optional
+        Times at which to report enclosures (default: 0 and t_final). In discrete time
+        they must be multiples of Δt.
+    digits, bits : int
+        Working precision (decimal digits, or bits which take precedence); ignored
+        when ``precision`` is given.
+    variable : {"z", "x"}
+        Variable of the reported tokens.
+    backend : {"flint", "mpmath"}
+    max_bits : int, optional
+        Cap for automatic precision escalation (default: 4 × the starting bits).
+    order : int, optional
+        Taylor order (default from the digits).
+    h_max : Fraction, optional
+        Largest step (default 1/4).
+    progress : bool
+        Show a progress bar on stderr.
+    coordinates : {"z", "x"}
+        Variable the ODE is integrated in (continuous time); outputs are converted.
+    initial_box : object array, shape (n, d), optional
+        Start from this box of states (backend intervals) instead of the exact X0.
+    max_seconds : float, optional
+        Wall-clock budget; the result is certified up to where it stopped.
+    until : callable (t, box, S) -> bool, optional
+        Continuous time: stop after the first validated step at whose end the predicate
+        holds on the enclosure (``box`` of shape (n, d) in the integration variable, and
+        the :class:`LohnerSet` ``S`` it came from, for tighter linear images); that time
+        is recorded and ``stopped_by_predicate`` is set. The predicate must decide from
+        the enclosure alone (e.g. with interval comparisons that are proved).
+    precision : Precision, optional
+        The run's precision (digits, order, starting bits, escalation cap), built once
+        by the caller; default ``Precision.build(digits, bits=bits, order=order,
+        max_bits=max_bits)``.
+
+    Returns
+    -------
+    Trajectory
+        With ``certified_until`` the time up to which every step was validated; this
+        may be < t_final only if even ``max_bits`` did not suffice (or the wall-clock
+        cap was reached). ``stop`` and ``stop_message()`` say why it ended there.
+    """
+
+    tf = to_fraction(t_final, "t_final")
+    if tf <= 0:
+        raise InputError("t_final", f"{tf} is not positive", "a number > 0")
+    if variable not in ("x", "z"):
+        raise InputError("variable", f"{variable!r} is not a variable", "'x' or 'z'")
+    report = sorted({to_fraction(s, "times") for s in (times if times is not None else [0, tf])})
+    for s in report:
+        if s < 0 or s > tf:
+            raise InputError("times", f"{s} is outside [0, t_final = {tf}]",
+                             "times between 0 and t_final")
+    if instance.variant is not None:
+
+        why = certifiable(instance.variant)
+        if why is not None:
+            raise InputError("variant", why, "a smooth variant (tanh x-form, heads, pieces); "
+                             "approximate runs: certified.approx.float64.approx_variant")
+        if variable != "x" or until is not None or initial_box is not None:
+            raise InputError("variable", "a variant is integrated and reported in x only",
+                             "variable 'x' (no until= or initial_box=)")
+    if isinstance(instance.time, Discrete):
+        for s in report:
+            if (s / instance.time.dt).denominator != 1:
+                raise InputError("times", f"{s} is not a multiple of Δt = {instance.time.dt}",
+                                 "layer times k·Δt")
+    prec = precision if precision is not None else \
+        Precision.build(digits, bits=bits, order=order, max_bits=max_bits)
+    K, target, start_bits, cap = prec.order, prec.target_bits, prec.start_bits, prec.max_bits
+    bk = get_backend(backend)
+    hm = Fraction(h_max) if h_max is not None else Fraction(1, 4)
+    best: Trajectory | None = None
+    attempts = []
+    b = start_bits
+    t0 = _time.perf_counter()
+    deadline = t0 + max_seconds if max_seconds is not None else None
+    run = _Run(instance, report, bk, variable, coordinates, hm, progress, deadline, until)
+    while True:
+        if isinstance(instance.time, Discrete):
+            traj = _run_discrete(run, tf, b)
+        elif instance.variant is not None:
+            traj = _run_variant(run, tf, b, K, target + (b - start_bits))
+        else:
+            traj = _run_continuous(run, tf, b, K, target + (b - start_bits),
+                                   initial_box=initial_box, until=until)
+        attempts.append(f"{b} bits: certified until {traj.certified_until}")
+        if best is None or traj.certified_until > best.certified_until:
+            best = traj
+        if traj.certified_until >= tf or traj.stopped_by_predicate:
+            break
+        if traj.stop is not None and traj.stop.kind == "wall-clock cap":
+            break
+        if b * 2 > cap:
+            best.escalation = f"precision cap: {2 * b} bits would exceed max_bits = {cap}"
+            break
+        b *= 2
+    best.wall_seconds = _time.perf_counter() - t0
+    best.attempts = attempts
+    return best
+
+
+def trajectory_midpoints(traj: Trajectory) -> tuple[list[float], list[np.ndarray],
+                                                     list[np.ndarray]]:
+    """Float midpoints for pictures only: the tokens after every validated step (in the
+    integration variable) and P at the reported times."""
+    bk = traj.backend
+    n, d = traj.instance.n, traj.instance.d
+    ts = [0.0] + [float(s.t0 + s.h) for s in traj.steps]
+    first = traj.steps[0].input_set if traj.steps else None
+    sets = ([first] if first is not None else []) + [s.output_set for s in traj.steps]
+    toks = [bk.float_array(S.c).reshape(n, d) for S in sets] or \
+        [bk.float_array(t) for t in traj.tokens]
+    if not sets:
+        ts = [float(t) for t in traj.times]
+    return ts, toks, [bk.float_array(p) for p in traj.attention]

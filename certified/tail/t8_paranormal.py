@@ -1,0 +1,227 @@
+"""Lemma T8: Theorem 5.2 for a paranormal V with dim F ≥ 2 (leader–follower in F).
+
+V is paranormal (Definition 5.1) with F = ker(V − λI), G = range(V − λI) for a rational
+λ > 0. In the coordinates u = S⁻¹x of an exact basis S = [S_F | S_G] of F ⊕ G,
+V' = S⁻¹VS = diag(λI, V_G), and when B' = SᵀBS has no F–G blocks the scores are
+
+    x_iᵀBx_j = e^{2λt} z_{F,i}ᵀ B'_FF z_{F,j} + y_iᵀ B'_GG y_j,
+
+with z_F = e^{−λt}u_F (the F-part of z = e^{−tV}x) and y = u_G. The F-parts follow
+exactly the V = λI dynamics of Lemma T4 with B'_FF, and the G-term is a perturbation
+bounded by κ e^{2λt}·(growth) — Lemma T8 in ``proofs_notes/tail.md`` checks T4 with
+its margins reduced by κ = 2gY²e^{−2λT} (g = Σ|B'_GG|, Y ≥ max_i ‖y_i(T)‖∞), valid
+when ν := ‖V_G‖∞ satisfies 2ν ≤ λ.
+
+Everything that does not depend on the tokens (the splitting, the block structure of
+V' and B', ν, g) is decided exactly, before integrating (:func:`paranormal_split`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from certified.enclose.arith.base import Backend
+from certified.enclose.lohner_set import LohnerSet
+from certified.exact.rationals import bounds_to_json, fraction_to_str
+from certified.tail.boxes import GUARD_DIGITS, Box, checkable_box, difference_matrix
+from certified.tail.protocol import LemmaPicture
+from certified.tail.t4_leader_follower import (
+    LeaderFollowerBound,
+    leader_follower,
+    leader_map_from_points,
+)
+
+__all__ = ["Split", "paranormal_split", "ParanormalBound", "try_paranormal"]
+
+Matrix = list[list[Fraction]]
+
+#: Largest dimension for which the exact splitting is attempted (sympy's exact linear
+#: algebra is cubic with growing rationals; the validated integration is the real limit).
+MAX_DIM = 24
+
+
+@dataclass(frozen=True)
+class Split:
+    """The exact F ⊕ G splitting of a paranormal V (Lemma T8's constants).
+
+    Attributes
+    ----------
+    lam : Fraction
+        λ > 0 with V|_F = λ Id.
+    S, Sinv : d×d exact matrices
+        Columns of S: a basis of F (the first ``dim_f``), then of G; Sinv = S⁻¹.
+    BFF : dim_f × dim_f
+        The F block of B' = SᵀBS (its F–G blocks are 0).
+    nu, g : Fraction
+        ν = ‖V_G‖∞ (max row sum, 2ν ≤ λ) and g = Σ|B'_GG| (so |uᵀB'_GG v| ≤ g for
+        ‖u‖∞, ‖v‖∞ ≤ 1).
+    """
+
+    lam: Fraction
+    dim_f: int
+    S: Matrix
+    Sinv: Matrix
+    BFF: Matrix
+    nu: Fraction
+    g: Fraction
+
+
+def _frac(x: Any) -> Fraction:
+    return Fraction(int(sympy.fraction(x)[0]), int(sympy.fraction(x)[1]))
+
+
+def _primitive(v: sympy.Matrix) -> sympy.Matrix:
+    """The integer multiple of v with coprime entries and first non-zero entry > 0 (a
+    basis choice only: it keeps the stored basis and the constant g readable)."""
+    den = sympy.ilcm(*[sympy.fraction(x)[1] for x in v]) if len(v) else 1
+    w = v * den
+    g = sympy.igcd(*[int(x) for x in w])
+    w = w / g
+    first = next(x for x in w if x != 0)
+    return w if first > 0 else -w
+
+
+def paranormal_split(V: Matrix, B: Matrix) -> tuple[Split | None, str]:
+    """Decide exactly whether Lemma T8 applies to (V, B) and return its splitting.
+
+    Needs: a rational eigenvalue λ > 0 of V, F = ker(V − λI) of dimension ≥ 2 with
+    F ∩ range(V − λI) = {0} (λ semisimple), ‖V_G‖∞ ≤ λ/2 in the basis of range(V − λI)
+    used (this proves ρ(V_G) < λ, so V is paranormal), and B' = SᵀBS with zero F–G
+    blocks. Returns ``(None, reason)`` otherwise.
+    """
+    d = len(V)
+    if d > MAX_DIM:
+        return None, (f"d = {d} > {MAX_DIM}: Lemma T8's exact splitting (sympy) is only "
+                      "attempted for small d")
+    Vs = sympy.Matrix(d, d, lambda i, j: sympy.Rational(V[i][j].numerator, V[i][j].denominator))
+    x = sympy.Symbol("x")
+    roots = [r for r in sympy.roots(Vs.charpoly(x).as_expr(), x, filter="Q") if r > 0]
+    if not roots:
+        return None, "V has no rational eigenvalue λ > 0 (Lemma T8 needs V|_F = λ Id, λ rational)"
+    lam_s = max(roots)
+    M = Vs - lam_s * sympy.eye(d)
+    Fb, Gb = M.nullspace(), M.columnspace()
+    if len(Fb) < 2:
+        return None, f"dim ker(V − {lam_s}I) = {len(Fb)} < 2 (Lemma T7 covers dim F = 1)"
+    Ss = sympy.Matrix.hstack(*(_primitive(v) for v in Fb + Gb))
+    if Ss.shape != (d, d) or Ss.det() == 0:
+        return None, f"λ = {lam_s} is not semisimple: F ∩ range(V − λI) ≠ {{0}}"
+    Sinv = Ss.inv()
+    k = len(Fb)
+    Vp = Sinv * Vs * Ss
+    VG = Vp[k:, k:]
+    nu = max((sum(abs(VG[i, j]) for j in range(d - k)) for i in range(d - k)),
+             default=sympy.Integer(0))
+    lam = _frac(lam_s)
+    if 2 * _frac(nu) > lam:
+        return None, (f"‖V_G‖∞ = {nu} > λ/2 = {lam_s / 2} in the basis used: Lemma T8 needs "
+                      "the G-growth rate ν ≤ λ/2")
+    Bs = sympy.Matrix(d, d, lambda i, j: sympy.Rational(B[i][j].numerator, B[i][j].denominator))
+    Bp = Ss.T * Bs * Ss
+    if any(Bp[i, j] != 0 for i in range(k) for j in range(k, d)) or \
+            any(Bp[i, j] != 0 for i in range(k, d) for j in range(k)):
+        return None, ("B' = SᵀBS has non-zero F–G blocks (F and G are not B-orthogonal): "
+                      "Lemma T8 does not cover the cross terms")
+    g = sum((abs(Bp[i, j]) for i in range(k, d) for j in range(k, d)), sympy.Integer(0))
+    conv = lambda A: [[_frac(A[i, j]) for j in range(A.shape[1])] for i in range(A.shape[0])]
+    return Split(lam, k, conv(Ss), conv(Sinv), conv(Bp[:k, :k]), _frac(nu), _frac(g)), ""
+
+
+@dataclass(frozen=True)
+class ParanormalBound:
+    """The conclusions of Lemma T8 at time T: Lemma T4's (in F-coordinates, margins
+    already reduced by kappa) plus the data that bound the G-perturbation."""
+
+    split: Split
+    lf: LeaderFollowerBound
+    Y: Fraction
+    g_boxes: list[list[Box]]
+
+    lemma = "T8"
+
+    def picture(self) -> LemmaPicture:
+        """The F-components of the cluster limits (in R^d) and P*."""
+        return LemmaPicture(centers=[[(float(lo), float(hi)) for lo, hi in self.f_component(k)]
+                                     for k in range(len(self.lf.centers))],
+                            attention_limit=self.lf.attention_limit())
+
+    @property
+    def T(self) -> Fraction:
+        return self.lf.T
+
+    def f_component(self, idx: int) -> list[Box]:
+        """Box in R^d containing S_F·c for the cluster ``idx``'s F-limit c (exact corners:
+        each coordinate is linear in c, extremal at the box's corners by sign)."""
+        S, k = self.split.S, self.split.dim_f
+        box = self.lf.centers[idx]
+        out = []
+        for r in range(len(S)):
+            lo = sum((S[r][c] * (box[c][0] if S[r][c] >= 0 else box[c][1]) for c in range(k)),
+                     Fraction(0))
+            hi = sum((S[r][c] * (box[c][1] if S[r][c] >= 0 else box[c][0]) for c in range(k)),
+                     Fraction(0))
+            out.append((lo, hi))
+        return out
+
+    def to_json(self, digits: int) -> dict:
+        sp = self.split
+        out = self.lf.to_json(digits)
+        out.update({
+            "lemma": "T8 (leader-follower in F, paranormal V)",
+            "basis": [[fraction_to_str(x) for x in row] for row in sp.S],
+            "dim_F": sp.dim_f,
+            "B_FF": [[fraction_to_str(x) for x in row] for row in sp.BFF],
+            "nu": fraction_to_str(sp.nu), "g": fraction_to_str(sp.g),
+            "Y": fraction_to_str(self.Y),
+            "G_boxes_at_T": [[bounds_to_json(lo, hi, digits + 10) for lo, hi in row]
+                             for row in self.g_boxes],
+            "coordinates": "boxes_at_T and differences_at_T are z_F = e^{-λT} u_F, "
+                           "u = S^{-1} x with S = basis (columns: F, then G); "
+                           "G_boxes_at_T are u_G = y",
+        })
+        return out
+
+
+def _round_up(q: Fraction, digits: int) -> Fraction:
+    return Fraction(bounds_to_json(q, q, digits)[1])
+
+
+def try_paranormal(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerSet,
+                   digits: int) -> tuple[ParanormalBound | None, str]:
+    """Lemma T8 at time t on the Lohner set S of x(t) (shape n·d)."""
+
+    d, k = len(split.S), split.dim_f
+    keep = digits + GUARD_DIGITS
+    Sinv = bk.array(split.Sinv)
+    # u = S⁻¹x token by token: the block-diagonal kron(I_n, S⁻¹), split into F and G rows.
+    MF = bk.zeros((n * k, n * d))
+    MG = bk.zeros((n * (d - k), n * d))
+    for i in range(n):
+        MF[i * k:(i + 1) * k, i * d:(i + 1) * d] = Sinv[:k]
+        MG[i * (d - k):(i + 1) * (d - k), i * d:(i + 1) * d] = Sinv[k:]
+    decay = bk.exp(bk.const(-split.lam * t))
+    zF = (S.linear_image(MF, bk) * decay).reshape(n, k)
+    y = S.linear_image(MG, bk).reshape(n, d - k)
+    leader, why = leader_map_from_points(bk.float_array(bk.mid_array(zF)), split.BFF)
+    if leader is None:
+        return None, why
+    boxes = [[checkable_box(bk, zF[i, c], keep) for c in range(k)] for i in range(n)]
+    g_boxes = [[checkable_box(bk, y[i, c], keep) for c in range(d - k)] for i in range(n)]
+    Y = max((max(abs(lo), abs(hi)) for row in g_boxes for lo, hi in row), default=Fraction(0))
+    Dm, followers = difference_matrix(bk, n, k, leader)
+    diffs: dict[int, list] = {}
+    if followers:
+        E = (S.linear_image(bk.matmul(Dm, MF), bk) * decay).reshape(len(followers), k)
+        diffs = {j: [checkable_box(bk, E[r, c], keep) for c in range(k)]
+                 for r, j in enumerate(followers)}
+    # κ = 2 g Y² e^{−2λT}, rounded up (Lemma T8).
+    kap = bk.const(2 * split.g * Y * Y) * bk.exp(bk.const(-2 * split.lam * t))
+    kappa = _round_up(bk.bounds(kap)[1], 12) if split.g and Y else Fraction(0)
+    lf, why = leader_follower(bk, split.lam, split.BFF, t, boxes, diffs, leader, kappa=kappa)
+    if lf is None:
+        return None, why
+    return ParanormalBound(split, lf, Y, g_boxes), ""

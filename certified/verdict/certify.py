@@ -1,0 +1,486 @@
+"""The verifier: integrate with enclosures until a tail lemma holds, then judge a claim.
+
+:func:`certify` runs the validated integrator (:mod:`certified.enclose.driver`) and, at regular
+times, tries the tail lemma that fits the instance (:mod:`certified.tail.t4_leader_follower`). When the
+lemma's hypotheses are verified at some time T its conclusions bound the whole future,
+and the theorem's *conclusion* is judged from them: ``certified`` (proved for this
+instance), ``refuted`` (proved false for this instance) or ``undecided`` (neither within
+the budget of time, precision and wall-clock). The verdict never depends on whether the
+theorem's hypotheses hold; ``hypotheses_hold`` (decided exactly by
+:func:`certified.exact.hypotheses.classify`) is reported next to it.
+
+Which lemma applies (``proofs_notes/tail.md``):
+
+* V = λI with λ > 0, continuous time — Lemma T4 (leader–follower), any B;
+* V = −μI with μ > 0 and B symmetric positive definite — Lemma T6 (energy bound);
+* anything else — no tail lemma is implemented yet; the verdict is ``undecided`` and
+  says so."""
+
+from __future__ import annotations
+
+import time as _time
+from dataclasses import dataclass
+from dataclasses import field as dc_field
+from fractions import Fraction
+from typing import Any, Callable
+
+import numpy as np
+
+from certified.enclose.arith import get_backend
+from certified.enclose.driver import Trajectory, enclose_trajectory
+from certified.enclose.lohner_set import LohnerSet
+from certified.errors import InputError
+from certified.exact.hypotheses import THEOREMS, classify
+from certified.exact.instance import Discrete, Instance
+from certified.exact.linalg import inertia, sym_part
+from certified.exact.rationals import (
+    bounds_to_json,
+    decimal_ceil,
+    fraction_to_str,
+    to_fraction,
+)
+from certified.exact.spectrum import Spectrum
+from certified.logic import Truth, Verdict, truth_to_json
+from certified.precision import SETUP_BITS, Precision
+from certified.tail.boxes import checkable_box, round_box
+from certified.tail.g1_hull import excludes_origin, exposing_functional
+from certified.tail.t4_leader_follower import LeaderFollowerBound, try_leader_follower
+from certified.tail.t6_energy import NormBound, norm_bound_contracting
+from certified.tail.t7_projected import (
+    ProjectedBound,
+    dominant_interval,
+    find_norm,
+    projected_groups,
+)
+from certified.tail.t8_paranormal import (
+    ParanormalBound,
+    paranormal_split,
+    try_paranormal,
+)
+from certified.verdict.judge import center_json, judge_leader_follower
+
+
+@dataclass
+class Verification:
+    """The outcome of :func:`certify` (serialized by :mod:`certified.verdict.certificate`).
+
+    Attributes
+    ----------
+    theorem : str
+        The theorem whose conclusion was judged.
+    hypotheses_hold : bool
+        Exact verdict on its hypotheses.
+    verdict : Verdict
+    reason : str
+        Why, in words (what was proved, or what could not be).
+    limit : dict or None
+        The spec's theorem-specific limit data when the verdict is ``certified`` (and,
+        for information, whenever a tail lemma held).
+    evidence : dict or None
+        For ``refuted``: the proved fact that contradicts the conclusion.
+    tail : LeaderFollowerBound or NormBound or None
+        The verified tail lemma, if any.
+    trajectory : Trajectory or None
+        The validated run that produced the enclosure at T.
+    """
+
+    instance: Instance
+    theorem: str
+    hypotheses_hold: bool
+    verdict: Verdict
+    reason: str
+    digits: int
+    backend: str
+    limit: dict | None = None
+    evidence: dict | None = None
+    tail: LeaderFollowerBound | NormBound | ProjectedBound | None = None
+    trajectory: Trajectory | None = None
+    timescale: dict | None = None
+    attempts: list[str] = dc_field(default_factory=list)
+    wall_seconds: float = 0.0
+    #: The Lohner set at T whose boxes the tail lemma checked (None: the final set).
+    lemma_set: Any = None
+    precision: Precision | None = None
+
+
+@dataclass(frozen=True)
+class _Job:
+    """The budgets and options one :func:`certify` call passes to its lemma runs."""
+
+    instance: Instance
+    precision: Precision
+    backend: str
+    t_max: Fraction
+    max_seconds: float | None
+    check_every: Fraction
+    progress: bool
+    refine_seconds: float | None
+
+
+def _sym_pd(M: list[list[Fraction]]) -> bool:
+    d = len(M)
+    if any(M[i][j] != M[j][i] for i in range(d) for j in range(d)):
+        return False
+    return inertia(sym_part(M)).positive == d
+
+
+def _auto_theorem(inst: Instance, report: Any) -> str:
+    for t in ("2.1", "3.1", "5.2", "4.2", "8.5"):
+        if report.theorems[t].hypotheses_hold:
+            return t
+    lam = inst.scalar_V
+    if lam is not None and lam < 0:
+        return "8.5"
+    return "3.1" if lam is not None else "4.2"
+
+
+def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
+            t_max: Fraction | int | str = 8, max_seconds: float | None = 120.0,
+            backend: str = "flint", check_every: Fraction = Fraction(1, 8),
+            max_bits: int | None = None, refine_seconds: float | None = None,
+            progress: bool = False, precision: Precision | None = None) -> Verification:
+    """Certify or refute a theorem's limit statement on ``instance``.
+
+    Parameters
+    ----------
+    instance : Instance
+    theorem : {"2.1", "3.1", "4.2", "5.2", "8.5", "auto"}
+        "auto" picks the first theorem whose hypotheses hold (else by the form of V).
+    digits : int
+        Working precision of the integration (decimal digits).
+    t_max : number
+        Latest time T at which a tail lemma may be tried.
+    max_seconds : float or None
+        Wall-clock budget for the integration.
+    backend : {"flint", "mpmath"}
+    check_every : Fraction
+        Try the tail lemma whenever t has advanced by this much.
+    max_bits : int, optional
+        Precision cap for the integrator's escalation.
+    precision : Precision, optional
+        The run's precision, built once by the caller (then ``digits`` and ``max_bits``
+        are ignored).
+    refine_seconds : float, optional
+        After the first time a tail lemma holds, keep integrating (for tighter limits,
+        until δ₀ ≤ 10^-digits) for at most this long; default: as long again as the
+        first success took, plus 5 s. 0 stops at the first success.
+
+    Returns
+    -------
+    Verification
+    """
+
+    if theorem not in THEOREMS + ("auto",):
+        raise InputError("theorem", f"{theorem!r} is not a theorem",
+                         "one of 2.1, 3.1, 4.2, 5.2, 8.5, auto")
+    tmax = to_fraction(t_max, "t_max")
+    if tmax <= 0:
+        raise InputError("t_max", f"{tmax} is not positive", "a number > 0")
+    if instance.variant is not None:
+        raise InputError("variant", "the theorems' limit statements are about the paper's "
+                         "dynamics, not the open variants",
+                         "an instance without 'variant' (simulate the variant instead)")
+    prec = precision if precision is not None else Precision.build(digits, max_bits=max_bits)
+    digits = prec.digits
+    report = classify(instance)
+    thm = _auto_theorem(instance, report) if theorem == "auto" else theorem
+    hyp = report.theorems[thm].hypotheses_hold
+    out = Verification(instance, thm, hyp, Verdict.UNDECIDED, "", digits, backend, precision=prec)
+    job = _Job(instance, prec, backend, tmax, max_seconds, check_every, progress,
+               refine_seconds)
+    t0 = _time.perf_counter()
+    lam = instance.scalar_V
+    if isinstance(instance.time, Discrete):
+        out.reason = ("no tail lemma for discrete time is implemented: nothing about "
+                      "k → ∞ is proved (use `certified simulate` for finite depth)")
+    elif lam is not None and lam > 0:
+        _run_leader_follower(out, job, lam)
+    elif lam is not None and lam < 0 and _sym_pd(instance.B):
+        _run_energy(out, job, -lam)
+    elif lam is None and thm in ("4.2", "5.2"):
+
+        split, why8 = paranormal_split(instance.V, instance.B) if thm == "5.2" else (None, "")
+        if split is not None:
+            _run_paranormal(out, job, split)
+        else:
+            _run_projected(out, job)
+            if thm == "5.2" and out.verdict is Verdict.UNDECIDED:
+                out.reason = f"Lemma T8 does not apply ({why8}); Lemma T7: {out.reason}"
+    else:
+        out.reason = ("no tail lemma is implemented for this V and B (implemented: "
+                      "V = λI with λ > 0, any B; V = −μI with B symmetric positive "
+                      "definite; Theorem 4.2's coordinate for a simple dominant λ₁ > 0; "
+                      "Theorem 5.2 for a paranormal V); the conclusion about t → ∞ is not "
+                      "proved")
+    out.wall_seconds = _time.perf_counter() - t0
+    return out
+
+
+class _LemmaSchedule:
+    """The ``until`` predicate of a certify run: try a tail lemma every ``check_every``
+    on the validated enclosure, remember the first and the latest success, and after the
+    first success keep integrating (for tighter limits) until ``good_enough`` holds or
+    the refinement budget — as long again as the first success took, plus 5 s, unless
+    ``refine_seconds`` is given — is spent."""
+
+    def __init__(self, try_lemma: Callable[[Fraction, np.ndarray, LohnerSet],
+                                           tuple[Any, str]],
+                 good_enough: Callable[[Any], bool], check_every: Fraction,
+                 first_check: Fraction, refine_seconds: float | None) -> None:
+        self.try_lemma, self.good_enough = try_lemma, good_enough
+        self.check_every, self.first_check = check_every, first_check
+        self.refine_seconds = refine_seconds
+        self.next, self.last_t = first_check, Fraction(-1)
+        self.start = _time.perf_counter()
+        self.refine_until: float | None = None
+        self.first: Any = None
+        self.last: Any = None
+        self.last_set: LohnerSet | None = None  # the set whose box the lemma used
+        self.why = ""
+
+    def __call__(self, t: Fraction, box: np.ndarray, S: LohnerSet) -> bool:
+        if t < self.last_t:  # the driver restarted at higher precision
+            self.next = self.first_check
+        self.last_t = t
+        if self.refine_until is not None and _time.perf_counter() >= self.refine_until:
+            return True  # refinement budget spent: report the last success
+        if t < self.next:
+            return False
+        while self.next <= t:
+            self.next += self.check_every
+        result, why = self.try_lemma(t, box, S)
+        self.why = f"at t = {t}: {why}" if why else ""
+        if result is None:
+            return False
+        if self.first is None:
+            self.first = result
+            now = _time.perf_counter()
+            extra = (now - self.start) + 5 if self.refine_seconds is None else self.refine_seconds
+            self.refine_until = now + extra
+        self.last, self.last_set = result, S
+        if _time.perf_counter() >= self.refine_until:
+            return True
+        return self.good_enough(result)
+
+
+def _integrate(out: Verification, job: _Job, until: _LemmaSchedule, lemma: str,
+               variable: str) -> bool:
+    """Integrate (in ``variable``, "z" or "x") under the lemma schedule ``until``; store
+    the run and the latest lemma success in ``out``. False (verdict undecided, with the
+    reason) if the lemma never held."""
+    traj = enclose_trajectory(job.instance, job.t_max, backend=job.backend, variable=variable,
+                              coordinates=variable, until=until, max_seconds=job.max_seconds,
+                              precision=job.precision, progress=job.progress, times=[0])
+    out.trajectory = traj
+    out.attempts = list(getattr(traj, "attempts", []))
+    # A success in a run that was later abandoned for more precision is still proved:
+    # its boxes came from validated steps.
+    if until.last is None:
+        out.verdict = Verdict.UNDECIDED
+        out.reason = (f"Lemma {lemma} could not be verified up to t = {traj.certified_until} "
+                      f"(certified enclosures up to there; budget: t_max = {job.t_max}, "
+                      f"{job.max_seconds} s); last attempt {until.why or 'none'}; "
+                      f"integration {traj.stop_message()}")
+        return False
+    out.tail = until.last
+    out.lemma_set = until.last_set
+    return True
+
+
+def _timescale(lemma: str, first_T: Fraction, used_T: Fraction, check_every: Fraction,
+               refined_while: str, **extra: str) -> dict:
+    """Remark 3.3's timescale of a lemma run: the first check time at which the lemma
+    held, and the (later, refined) time whose lemma is reported."""
+    return {"T_first": str(first_T), "T_first_float": float(first_T), "T_used": str(used_T),
+            **extra,
+            "meaning": f"T_first: first check time at which Lemma {lemma}'s hypotheses held "
+                       f"(checks every {check_every}); T_used: the time of the lemma "
+                       f"reported (integration continued while {refined_while}, within "
+                       "the budget)"}
+
+
+def _run_leader_follower(out: Verification, job: _Job, lam: Fraction) -> None:
+    """V = λI, λ > 0: integrate in z and try Lemma T4 every ``check_every``."""
+    inst, digits = job.instance, job.precision.digits
+    backend, check_every = job.backend, job.check_every
+    bk = get_backend(backend)
+    target = Fraction(1, 10 ** digits)
+    # Keep integrating while the lemma's own bound δ₀ on the leaders' motion is wider
+    # than the target: every later success gives a tighter ball around the limits.
+    until = _LemmaSchedule(lambda t, box, S: try_leader_follower(bk, inst, lam, t, S, digits),
+                           lambda lf: lf.delta0 <= target, check_every, check_every, job.refine_seconds)
+    if not _integrate(out, job, until, "T4", "z"):
+        return
+    lf: LeaderFollowerBound = until.last
+    first: LeaderFollowerBound = until.first
+    out.timescale = _timescale("T4", first.T, lf.T, check_every, "δ₀ > 10^-digits",
+                               delta0_at_first=decimal_ceil(first.delta0, 6),
+                               delta0_at_T_used=decimal_ceil(lf.delta0, 6))
+    out.verdict, out.reason, out.limit, out.evidence = judge_leader_follower(out.theorem, inst, lf,
+                                                                 digits)
+
+
+def _run_projected(out: Verification, job: _Job) -> None:
+    """Theorem 4.2 for V ≠ λI: integrate in x and try Lemma T7 every ``check_every``."""
+    inst, digits, prec = job.instance, job.precision.digits, job.precision
+    backend, check_every = job.backend, job.check_every
+
+    sp = Spectrum(inst.V)
+    lam_box, why = dominant_interval(inst, spectrum=sp)
+    if lam_box is None:
+        out.reason = why + "; no tail lemma applies"
+        return
+    # What does not depend on the tokens is decided before integrating: the exact sign of
+    # ⟨Qφ₁, Kφ₁⟩ (Lemma H5) and a norm with ‖V|_G‖ < λ₁.
+    if sp.leading_eigenvector(sp.dominant.positive_real, inst.B).form_sign <= 0:
+        out.reason = ("⟨Qφ₁, Kφ₁⟩ ≤ 0 (exact sign): Lemma T7 needs it positive; no tail "
+                      "lemma applies")
+        return
+    bk = get_backend(backend)
+    with bk.workprec(SETUP_BITS):
+        S, why = find_norm(bk, inst.V, lam_box)
+    if S is None:
+        out.reason = why + "; no tail lemma applies"
+        return
+    cands = [S]
+    keep = prec.keep_digits
+
+    def attempt(t: Fraction, box: np.ndarray, S: LohnerSet) -> tuple[Any, str]:
+        boxes = [[checkable_box(bk, box[i, c], keep) for c in range(inst.d)]
+                 for i in range(inst.n)]
+        with bk.workprec(prec.lemma_bits):
+            return projected_groups(bk, inst.V, inst.B, lam_box, t, boxes, cands)
+
+    # Refine while a group's limit interval is wider than the target.
+    target = Fraction(1, 10 ** digits)
+    until = _LemmaSchedule(attempt, lambda pb: all(hi - lo <= target
+                                                   for lo, hi in pb.limits.values()),
+                           check_every, Fraction(0), job.refine_seconds)
+    if not _integrate(out, job, until, "T7", "x"):
+        return
+    pb: ProjectedBound = until.last
+    first: ProjectedBound = until.first
+    out.timescale = _timescale("T7", first.T, pb.T, check_every,
+                               "a group's limit interval was wider than 10^-digits")
+    values = [bounds_to_json(lo, hi, digits) for _, (lo, hi) in sorted(pb.limits.items())]
+    group_of = {i: g for g, members in pb.groups.items() for i in members}
+    coord = [bounds_to_json(*pb.limits[group_of[i]], digits) for i in range(inst.n)]
+    out.limit = {"coordinate_limits": coord, "hyperplane_values": values,
+                 "functional": {"psi": [bounds_to_json(lo, hi, digits) for lo, hi in pb.psi],
+                                "meaning": "ψ = row " + str(pb.row) + " of the spectral "
+                                "projector onto ker(V − λ₁I) (a non-zero multiple of φ₁*); "
+                                "the hyperplanes are {z : ψ(z) = value}"},
+                 "groups": pb.groups,
+                 "cross_group_rate": {"statement": "for t >= T and i, l in different groups: "
+                                      "P_il(t) <= exp(-m e^{2 lambda1 (t - T)})",
+                                      "m": None if pb.m is None else str(pb.m)},
+                 "not_proved": "the other coordinates of z_i (they may diverge), the limit "
+                               "of P within a group, and a rate of convergence within a group"}
+    out.verdict = Verdict.CERTIFIED
+    out.reason = (f"Lemma T7 holds at T = {pb.T}: φ₁*(z_i) converges for every token, to "
+                  f"{pb.values} value(s) (one per sign group), inside {{a, 0, b}}")
+    if out.theorem == "5.2":
+        # F = span φ₁ (λ₁ simple, ρ(V|_G) < λ₁ proved by ν < λ₁): the F-components ψ(z_i)φ
+        # converge to the ≤ 2 points aφ, bφ, the vertices of K = conv{aφ, bφ}, never 0.
+        out.limit = dict(out.limit, clusters=[
+            {"members": pb.groups[g],
+             "center": [bounds_to_json(lo, hi, digits) for lo, hi in pb.f_component(g)],
+             "is_hull_vertex": True, "is_zero": False}
+            for g in sorted(pb.limits)],
+            F="span(φ₁) = ker(V − λ₁I), dimension 1; G = the other generalized eigenspaces",
+            not_proved="the G-components (free in Theorem 5.2), the limit of P (no Boolean "
+                       "P* is proved), a rate inside a group")
+        out.reason = (f"Lemma T7 holds at T = {pb.T}: with F = span φ₁ (dimension 1) the "
+                      f"F-components converge to {pb.values} point(s) aφ, bφ, the vertices "
+                      "of K = conv{aφ, bφ}, none 0")
+
+
+def _run_paranormal(out: Verification, job: _Job, split: Any) -> None:
+    """Theorem 5.2 with dim F ≥ 2: integrate in x and try Lemma T8 every ``check_every``."""
+    inst, digits, prec = job.instance, job.precision.digits, job.precision
+    backend, check_every = job.backend, job.check_every
+
+    bk = get_backend(backend)
+    target = Fraction(1, 10 ** digits)
+
+    def attempt(t: Fraction, box: np.ndarray, S: LohnerSet) -> tuple[Any, str]:
+        with bk.workprec(prec.lemma_bits):
+            return try_paranormal(bk, split, inst.n, t, S, digits)
+
+    until = _LemmaSchedule(attempt, lambda pb: pb.lf.delta0 <= target, check_every,
+                           check_every, job.refine_seconds)
+    if not _integrate(out, job, until, "T8", "x"):
+        return
+    pb: ParanormalBound = until.last
+    first: ParanormalBound = until.first
+    lf = pb.lf
+    out.timescale = _timescale("T8", first.T, pb.T, check_every, "δ₀ > 10^-digits",
+                               delta0_at_T_used=decimal_ceil(lf.delta0, 6))
+    clusters = []
+    cl = lf.clusters
+    for idx, (k, members) in enumerate(cl):
+        box = lf.centers[idx]
+        item: dict[str, Any] = {
+            "leader": k, "members": members,
+            "center": center_json(pb.f_component(idx), digits),
+            "center_F_coordinates": center_json(box, digits),
+            "is_hull_vertex": True,
+            "is_zero": truth_to_json(Truth.FALSE if len(cl) >= 2 or excludes_origin(box)
+                                     else Truth.UNDECIDED)}
+        if len(cl) >= 2:
+            mid = [(lo + hi) / 2 for lo, hi in box]
+            f = split.dim_f
+            hint = [sum(split.BFF[r][c] * mid[r] for r in range(f)) for c in range(f)]
+            functional = exposing_functional(idx, lf.centers, hint)
+            if functional is None:
+                item["is_hull_vertex"] = truth_to_json(Truth.UNDECIDED)
+            else:
+                item["exposing_functional"] = [fraction_to_str(a) for a in functional]
+        clusters.append(item)
+    out.limit = {
+        "clusters": clusters,
+        "attention_limit": lf.attention_limit(), "attention_rank": len(cl),
+        "rate": {"c_lower_bound": lf.to_json(digits)["rate_constant"],
+                 "statement": "for t >= T: |P_ij(t) - P*_ij| <= (n-1) exp(-c e^{lambda t})"},
+        "F": f"ker(V - {split.lam}I), dimension {split.dim_f} (columns 1..{split.dim_f} of "
+             "tail_lemma.basis); centre = the F-component of the limit (along G), "
+             "center_F_coordinates = the same in that basis (the exposing functionals act "
+             "on these)",
+        "not_proved": "the G-components of z_i (free in Theorem 5.2)"}
+    out.verdict = Verdict.CERTIFIED
+    out.reason = (f"Lemma T8 holds at T = {pb.T}: the F-components converge to {len(cl)} "
+                  f"point(s), the limits of the leaders, each a vertex of their hull K; "
+                  "P(t) → P* Boolean")
+
+
+def _run_energy(out: Verification, job: _Job, mu: Fraction) -> None:
+    """V = −μI, B symmetric positive definite: integrate to t_max, then Lemma T6."""
+    inst, tmax, digits, prec = job.instance, job.t_max, job.precision.digits, job.precision
+    backend = job.backend
+    bk = get_backend(backend)
+    traj = enclose_trajectory(inst, tmax, backend=backend, variable="x", coordinates="x",
+                              max_seconds=job.max_seconds, precision=prec,
+                              progress=job.progress, times=[0])
+    out.trajectory = traj
+    T = traj.certified_until
+    box = traj.final_box()
+    with bk.workprec(prec.lemma_bits):
+        if T == 0 or box is None:
+            X = [[(x, x) for x in row] for row in inst.X0]
+        else:
+            X = [[round_box(*bk.bounds(v), prec.keep_digits) for v in row] for row in box]
+        nb = norm_bound_contracting(bk, mu, inst.B, T, X)
+    out.tail = nb
+    out.timescale = {"T": str(T), "T_float": float(T),
+                     "meaning": "time of the enclosure the energy lemma T6 starts from"}
+    proved = {"sup_{t>=T} max_i x_i^T B x_i <=": bounds_to_json(Fraction(0), nb.qmax, digits)[1],
+              "for t >= T": "x_i(t)^T B x_i(t) <= log n + (q_i(T) - log n)^+ e^{-2 mu (t - T)}",
+              "T": str(T)}
+    out.limit = {"proved": proved}
+    if out.theorem == "8.5":
+        out.reason = ("Lemma T6 proves the bound on sup_{t ≥ T} ‖x_i(t)‖_B and exponential "
+                      "entry into the ball of radius √(log n); no lemma proves ‖x_i‖ → 0, so "
+                      "the t = ∞ statement stays undecided")
+    else:
+        out.reason = ("V = −μI: only Lemma T6 (a norm bound) applies; the conclusion of "
+                      f"Theorem {out.theorem} about t → ∞ is not proved")

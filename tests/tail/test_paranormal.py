@@ -1,0 +1,238 @@
+"""Lemma T8 (Theorem 5.2 for a paranormal V with dim F ≥ 2): the exact splitting and its
+refusals, certified F-limits against an independent run, and the checker's re-check with
+tampering."""
+
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from certified import Instance
+from certified.checker import check_certificate
+from certified.checker.balls import set_scale
+from certified.checker.dynamics import Field
+from certified.checker.errors import CheckFailure
+from certified.checker.paranormal import check_paranormal, check_paranormal_enclosure
+from certified.checker.replay import replay_steps
+from certified.tail.t8_paranormal import paranormal_split
+from certified.verdict.certificate import to_certificate
+from certified.verdict.certify import certify
+from tests.test_checker import failing_field, redigest
+
+I3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+V2 = [[2, 0, 0], [0, 2, 0], [0, 0, F(1, 2)]]
+# Token 1 follows token 0 in F (its F-part is "behind" (2, 0)); token 2 is its own leader.
+FAST = Instance.create(V=V2, Q=I3, K=I3, X0=[[2, 0, F(1, 4)], [1, F(1, 5), F(-1, 4)],
+                                             [-1, F(3, 2), F(1, 8)]])
+
+
+def test_split_of_the_papers_paranormal_example_is_exact():
+    V = [[1, 0, 0], [0, 1, 0], [0, 0, F(-1, 2)]]
+    sp, why = paranormal_split(V, I3)
+    assert why == "" and sp.lam == 1 and sp.dim_f == 2
+    assert sp.nu == F(1, 2) and sp.g == 1  # ‖V_G‖∞ = 1/2 = λ/2: the boundary case allowed
+    assert sp.S == [[1, 0, 0], [0, 1, 0], [0, 0, 1]] and sp.BFF == [[1, 0], [0, 1]]
+
+
+def test_split_in_a_non_coordinate_basis_block_diagonalizes_V_and_B():
+    # V = P diag(1, 1, 1/4) P⁻¹ with a rational P; B = P⁻ᵀ diag(2, 1, 3) P⁻¹ keeps F ⊥_B G.
+    P = np.array([[1, 1, 0], [0, 1, 1], [1, 0, 1]], dtype=object)
+    Pf = [[F(int(x)) for x in row] for row in P]
+    import sympy
+    Ps = sympy.Matrix(Pf)
+    Pi = Ps.inv()
+    V = (Ps * sympy.diag(1, 1, sympy.Rational(1, 4)) * Pi).tolist()
+    B = (Pi.T * sympy.diag(2, 1, 3) * Pi).tolist()
+    conv = lambda M: [[F(int(sympy.fraction(x)[0]), int(sympy.fraction(x)[1])) for x in row]
+                      for row in M]
+    sp, why = paranormal_split(conv(V), conv(B))
+    assert why == "" and sp.dim_f == 2 and sp.lam == 1 and sp.nu == F(1, 4)
+    S, Si = sympy.Matrix(sp.S), sympy.Matrix(sp.Sinv)
+    Vp = Si * sympy.Matrix(conv(V)) * S
+    assert Vp[:2, :2] == sympy.eye(2) and Vp[:2, 2:] == sympy.zeros(2, 1)
+    assert Vp[2:, :2] == sympy.zeros(1, 2)
+    Bp = S.T * sympy.Matrix(conv(B)) * S
+    assert Bp[:2, 2:] == sympy.zeros(2, 1) and Bp[2:, :2] == sympy.zeros(1, 2)
+
+
+@pytest.mark.parametrize("V, B, words", [
+    ([[1, 0], [0, F(-1, 2)]], [[1, 0], [0, 1]], "Lemma T7 covers dim F = 1"),
+    ([[1, 0, 0], [0, 1, 0], [0, 0, F(-3, 5)]], I3, "ν ≤ λ/2"),
+    ([[1, 0, 0], [0, 1, 0], [0, 0, F(1, 4)]], [[1, 0, 1], [0, 1, 0], [1, 0, 1]],
+     "F–G blocks"),
+    ([[1, 1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]],
+     [[1 if i == j else 0 for j in range(4)] for i in range(4)], "not semisimple"),
+    ([[-1, 0, 0], [0, -1, 0], [0, 0, 0]], I3, "no rational eigenvalue λ > 0"),
+])
+def test_split_refusals_name_the_failed_condition(V, B, words):
+    sp, why = paranormal_split([[F(x) for x in r] for r in V], [[F(x) for x in r] for r in B])
+    assert sp is None and words in why
+
+
+def test_split_is_not_attempted_in_large_dimension():
+    d = 25
+    V = [[F(int(i == j and i < 2)) for j in range(d)] for i in range(d)]
+    sp, why = paranormal_split(V, [[F(int(i == j)) for j in range(d)] for i in range(d)])
+    assert sp is None and "d = 25 > 24" in why
+
+
+def _fast_state_at(T: float) -> np.ndarray:
+    """A float64 RK4 state of FAST at time T (h = 2e-4): the independent oracle, and a
+    starting box for the lemma-only tests."""
+    X = np.array([[2, 0, .25], [1, .2, -.25], [-1, 1.5, .125]])
+    Vf = np.diag([2, 2, .5])
+
+    def f(x):
+        S = x @ x.T
+        S -= S.max(axis=1, keepdims=True)
+        P = np.exp(S)
+        return (P / P.sum(axis=1, keepdims=True)) @ x @ Vf.T
+
+    h, t = 2e-4, 0.0
+    while t < T - 1e-12:
+        k1 = f(X); k2 = f(X + h / 2 * k1); k3 = f(X + h / 2 * k2); k4 = f(X + h * k3)
+        X = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t += h
+    return X
+
+
+@pytest.fixture(scope="module")
+def fast_cert():
+    v = certify(FAST, "5.2", digits=15, max_seconds=90, refine_seconds=0)
+    return v, json.loads(json.dumps(to_certificate(v)))
+
+
+def test_certified_F_limits_contain_an_independent_run(fast_cert):
+    v, c = fast_cert
+    assert v.verdict == "certified" and c["tail_lemma"]["lemma"].startswith("T8")
+    clusters = c["limit"]["clusters"]
+    assert [cl["members"] for cl in clusters] == [[0, 1], [2]]
+    # Independent: float64 RK4 in x to t = 6, z_F = e^{−2t}x_F (V|_F = 2·Id). By then the
+    # follower's F-part has merged with its leader's to < 1e-4 and every F-part has
+    # stopped moving.
+    zF = np.exp(-2 * 6) * _fast_state_at(6)[:, :2]
+    assert np.abs(zF[0] - zF[1]).max() < 1e-4
+    for cl in clusters:
+        for i in cl["members"]:
+            for a in range(2):
+                lo, hi = (float(F(x)) for x in cl["center_F_coordinates"][a])
+                assert lo - 1e-9 <= zF[i, a] <= hi + 1e-9
+            # the F-component in R^3 is (z_F, 0) for this coordinate basis
+            assert cl["center"][2] == ["0", "0"]
+        # width: the leader's box at T inflated by δ₀, no more
+        d0 = float(F(c["tail_lemma"]["delta0"]))
+        for a in range(2):
+            lo, hi = (float(F(x)) for x in cl["center_F_coordinates"][a])
+            blo, bhi = (float(F(x)) for x in c["tail_lemma"]["boxes_at_T"][cl["leader"]][a])
+            assert hi - lo <= (bhi - blo) + 2 * d0 + 1e-12
+    assert c["limit"]["attention_limit"] == [[1, 0, 0], [1, 0, 0], [0, 0, 1]]
+
+
+def test_checker_accepts_the_t8_certificate(fast_cert):
+    _, c = fast_cert
+    rep = check_certificate(copy.deepcopy(c))
+    assert rep.valid and "Lemma T8 re-checked" in rep.message, rep.message
+
+
+def test_checker_rejects_tampered_t8_constants_and_limits(fast_cert):
+    _, c = fast_cert
+    cases = []
+    t = copy.deepcopy(c)  # κ below 2gY²e^{−2λT}
+    t["tail_lemma"]["kappa"] = str(F(t["tail_lemma"]["kappa"]) / 4)
+    cases.append((t, "tail_lemma.kappa"))
+    t = copy.deepcopy(c)  # a G-growth rate above λ/2
+    t["tail_lemma"]["nu"] = "3/2"
+    cases.append((t, "tail_lemma.nu"))
+    t = copy.deepcopy(c)  # a basis whose span is not invariant
+    t["tail_lemma"]["basis"][2][0] = "1"
+    cases.append((t, "tail_lemma.basis"))
+    t = copy.deepcopy(c)  # Y below a stored G box
+    t["tail_lemma"]["Y"] = "1/100"
+    cases.append((t, "tail_lemma.Y"))
+    t = copy.deepcopy(c)  # a larger margin than proved (κ not subtracted)
+    t["tail_lemma"]["mu"] = str(F(t["tail_lemma"]["mu"]) + F(t["tail_lemma"]["kappa"]) * 2)
+    cases.append((t, "tail_lemma.mu"))
+    t = copy.deepcopy(c)  # a centre in R^3 moved off S_F·(box ± δ₀)
+    t["limit"]["clusters"][1]["center"][0] = ["-5", "-4"]
+    cases.append((t, "limit.clusters[1].center[0]"))
+    t = copy.deepcopy(c)
+    t["verdict"] = "refuted"
+    cases.append((t, "verdict"))
+    for tampered, field in cases:
+        assert failing_field(redigest(tampered)) == field, field
+
+
+def test_kappa_far_below_the_fixed_point_unit(fast_cert):
+    """κ ≥ 2gY²e^{−2λT} is checked in mpmath floats (relative precision), like Lemma T4's
+    tails: with T = 30 the bound is ≈ 10⁻⁵² (e^{−120}), far below the fixture's fixed-point
+    unit 2^−P ≈ 10⁻³⁶ (fixed point rejected every κ below that unit). The exact bound rounded
+    up to 30 digits is accepted, a quarter of it rejected."""
+    import mpmath
+
+    _, c = fast_cert
+    set_scale(int(c["integration"]["bits"]) + 64)
+    V = [[F(x) for x in r] for r in c["instance"]["V"]]
+    B = [[F(int(i == j)) for j in range(3)] for i in range(3)]  # QᵀK = I
+    lemma = copy.deepcopy(c["tail_lemma"])
+    lemma["T"] = "30"
+    g, Y, lam = (F(lemma[k]) for k in ("g", "Y", "lambda"))
+    with mpmath.workdps(80):
+        need = 2 * mpmath.mpf(g.numerator) / g.denominator * \
+            (mpmath.mpf(Y.numerator) / Y.denominator) ** 2 * mpmath.exp(-2 * 30 * lam.numerator /
+                                                                        mpmath.mpf(lam.denominator))
+        assert need < mpmath.mpf(10) ** -40
+        lemma["kappa"] = str(F(mpmath.nstr(need, 30)) * (1 + F(1, 10 ** 29)))
+        quarter = str(F(mpmath.nstr(need / 4, 30)))
+    check_paranormal(lemma, V, B, 3)
+    with pytest.raises(CheckFailure) as exc:
+        check_paranormal(dict(lemma, kappa=quarter), V, B, 3)
+    assert exc.value.where == "tail_lemma.kappa"
+
+
+@pytest.mark.slow
+def test_checker_rejects_a_g_box_that_misses_the_replayed_set(fast_cert):
+    _, c = fast_cert
+    integ, lemma = c["integration"], c["tail_lemma"]
+    set_scale(int(integ["bits"]) + 64)
+    V = [[F(x) for x in r] for r in c["instance"]["V"]]
+    X0 = [[F(x) for x in r] for r in c["instance"]["X0"]]
+    B = [[F(int(i == j)) for j in range(3)] for i in range(3)]  # QᵀK = I
+    pn = check_paranormal(lemma, V, B, 3)
+    S = replay_steps(Field(None, B, 3, "x", V=V), X0, integ["steps"], integ["replay"]["records"],
+                     F(integ["replay"]["t_end"]))
+    check_paranormal_enclosure(pn, S, 3, 3)  # the stored boxes hold the replayed set
+    lo, hi = pn["g_boxes"][2][0]
+    pn["g_boxes"][2][0] = (hi, hi + 1)
+    with pytest.raises(CheckFailure, match=r"G_boxes_at_T\[2\]\[0\]"):
+        check_paranormal_enclosure(pn, S, 3, 3)
+
+
+@pytest.mark.parametrize("backend", ["flint", "mpmath"])
+def test_lemma_t8_on_a_box_is_backend_independent_and_kappa_matters(backend):
+    """Lemma T8 alone on a small box around a state at T = 1/2 (not a validated enclosure:
+    this tests the lemma's arithmetic): both backends accept with the same leader map and
+    κ = 2gY²e^{−2λT} to 12 digits; a κ at least the margin is refused."""
+    from certified.enclose.arith import get_backend
+    from certified.enclose.lohner_set import LohnerSet
+    from certified.tail.t4_leader_follower import leader_follower
+    from certified.tail.t8_paranormal import try_paranormal
+
+    bk = get_backend(backend)
+    sp, _ = paranormal_split(FAST.V, FAST.B)
+    X = _fast_state_at(0.5)
+    with bk.workprec(200):
+        box = [bk.interval(F(v) - F(1, 10 ** 20), F(v) + F(1, 10 ** 20)) for v in X.flat]
+        S = LohnerSet.from_box(np.array(box, dtype=object), bk)
+        pb, why = try_paranormal(bk, sp, 3, F(1, 2), S, 20)
+        assert pb is not None, why
+        assert pb.lf.leader == [0, 0, 2]
+        Y = max(abs(v) for v in X[:, 2])
+        assert abs(float(pb.lf.kappa) - 2 * float(sp.g) * Y ** 2 * np.exp(-2)) < 1e-9
+        # The same data with κ above the within-cluster margin: refused, with the reason.
+        lf, why = leader_follower(bk, sp.lam, sp.BFF, F(1, 2), pb.lf.boxes, pb.lf.diffs,
+                                  pb.lf.leader, kappa=pb.lf.mu + pb.lf.kappa + 1)
+        assert lf is None and "not behind" in why
