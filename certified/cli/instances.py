@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -37,31 +38,48 @@ def classify(file: str, fmt: str) -> None:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
 
 
+def _need_matplotlib(option: str) -> None:
+    """Fail before any computation when --plot needs matplotlib and it is missing."""
+    try:
+        import matplotlib  # noqa: F401  # lazy: optional dependency (the plot extra)
+    except ImportError:
+        raise click.BadParameter("needs matplotlib: pip install 'certified[plot]'",
+                                 param_hint=option) from None
+
+
+_FORMAT = click.option("--format", "fmt", type=click.Choice(["summary", "json"]),
+                       default="summary", show_default=True,
+                       help="A short summary for people, or the whole JSON document.")
+
+
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--t-final", "t_final", required=True, help="Final time T > 0 (exact number).")
 @click.option("--digits", type=int, default=None,
-              help="Working precision in decimal digits (default 30).")
+              help="Working precision in decimal digits (default 30; at most 10,000).")
 @click.option("--bits", type=int, default=None, help="Working precision in bits (instead of --digits).")
 @click.option("--times", default=None, help="Comma-separated report times (default 0,T).")
 @click.option("--variable", type=click.Choice(["x", "z"]), default="z", show_default=True,
-              help="Report tokens in x or in the rescaled z = e^{-tV} x.")
+              help="Report x (original) or z = e^{-tV} x (rescaled).")
 @click.option("--backend", type=click.Choice(["flint", "mpmath"]), default="flint",
-              show_default=True, help="Ball arithmetic: Arb (python-flint) or mpmath intervals.")
+              show_default=True)
 @click.option("--max-bits", type=int, default=None,
-              help="Cap for automatic precision escalation (default 4x the start).")
-@click.option("--out", callback=_out_path, default=None, help="Also write the JSON to this file.")
+              help="Cap of the automatic precision escalation (default 4 × the start).")
+@click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),
+              default=None, help="Outer wall-clock cap (default: none); the run is then "
+              "certified up to where it stopped, and says so.")
+@click.option("--out", callback=_out_path, default=None, help="Write the JSON to this file.")
 @click.option("--plot", callback=_out_path, default=None,
-              help="Draw trajectories and P to this PNG file.")
+              help="Draw token trajectories and P at the last time (PNG; needs matplotlib).")
+@_FORMAT
 def simulate(file: str, t_final: str, digits: int | None, bits: int | None, times: str | None,
-             variable: str, backend: str, max_bits: int | None, out: str | None,
-             plot: str | None) -> None:
+             variable: str, backend: str, max_bits: int | None, max_seconds: float | None,
+             out: str | None, plot: str | None, fmt: str) -> None:
     """Certified enclosures of the trajectory and of P at the requested times.
 
-    Default precision: 30 digits. `certified_until` in the output is the time up to which
-    every step was validated; requested times beyond it are listed, not reported.
+    `certified_until` is the time up to which every step was validated; requested times
+    beyond it are listed, not reported, and `stop_reason` says why the run ended.
     """
-
     from certified.enclose.driver import enclose_trajectory  # lazy: CLI startup
     from certified.exact.instance import Instance  # lazy: CLI startup
 
@@ -74,10 +92,14 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
         report = [_number(x.strip(), "--times") for x in times.split(",") if x.strip()]
         if not report:
             raise click.BadParameter("no times given", param_hint="--times")
+    if plot is not None:
+        _need_matplotlib("--plot")
     inst = Instance.load(file)
     traj = enclose_trajectory(inst, tf, times=report, precision=prec, variable=variable,
-                              backend=backend, progress=sys.stderr.isatty())
-    text = json.dumps(traj.to_json(prec.digits), indent=1)
+                              backend=backend, max_seconds=max_seconds,
+                              progress=sys.stderr.isatty())
+    doc = traj.to_json(prec.digits)
+    text = json.dumps(doc, indent=1)
     if out is not None:
         _write_atomic(out, text + "\n")
     if plot is not None:
@@ -85,9 +107,20 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
         from certified.plots import plot_trajectory  # lazy: optional dependency
 
         ts, toks, atts = trajectory_midpoints(traj)
-        plot_trajectory(ts, toks, atts, plot, variable=variable,
-                        title=inst.name or "")
-    click.echo(text)
+        plot_trajectory(ts, toks, atts, plot, variable=variable, title=inst.name or "")
+    if fmt == "json":
+        click.echo(text)
+        return
+    worst = max((float(hi) - float(lo) for tok in doc["tokens"] for row in tok
+                 for lo, hi in row), default=0.0) / 2
+    click.echo(f"certified until t = {doc['certified_until']} ({doc['stop_reason']})")
+    click.echo(f"{len(doc['times'])} reported time(s) in {doc['variable']}; largest radius "
+               f"{worst:.3g}; {doc['method']['steps']} validated steps at "
+               f"{doc['method']['bits']} bits")
+    if doc["not_certified_times"]:
+        click.echo("not certified: " + ", ".join(doc["not_certified_times"]))
+    if out is not None:
+        click.echo(f"written: {out}")
 
 
 @click.command()
@@ -96,49 +129,66 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
               default="auto", show_default=True,
               help="Whose conclusion to judge (auto: the first whose hypotheses hold).")
 @click.option("--digits", type=int, default=30, show_default=True,
-              help="Working precision of the integration (decimal digits).")
+              help="Working precision of the integration (decimal digits, at most 10,000).")
 @click.option("--t-max", "t_max", default="8", show_default=True,
-              help="Latest time at which a tail lemma is tried.")
-@click.option("--max-seconds", "max_seconds", type=float, default=120.0, show_default=True,
-              help="Wall-clock budget of the integration.")
+              help="Latest time at which a tail lemma is tried (a deterministic budget).")
+@click.option("--refine-t", "refine_t", default="1", show_default=True,
+              help="After the first verdict at T, integrate at most to T + this to tighten "
+              "the limits to the requested digits (0: stop at the first verdict).")
+@click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),
+              default=None, help="Outer wall-clock cap (default: none). Reaching it gives "
+              "undecided with reason 'wall-clock cap', never another result.")
 @click.option("--backend", type=click.Choice(["flint", "mpmath"]), default="flint",
               show_default=True)
 @click.option("--out", callback=_out_path, default=None,
-              help="Also write the certificate to this file.")
+              help="Where to write the certificate (default: FILE's name + .certificate.json "
+              "in the current folder).")
 @click.option("--plot", callback=_out_path, default=None,
-              help="Draw trajectories with the certified limits, and P(T) next to P*.")
-def verify(file: str, theorem: str, digits: int, t_max: str, max_seconds: float,
-           backend: str, out: str | None, plot: str | None) -> None:
+              help="Draw trajectories with the certified limits, and P(T) next to P* "
+              "(needs matplotlib).")
+@_FORMAT
+def verify(file: str, theorem: str, digits: int, t_max: str, refine_t: str,
+           max_seconds: float | None, backend: str, out: str | None, plot: str | None,
+           fmt: str) -> None:
     """Certify or refute a theorem's limit statement on the instance in FILE.
 
-    Prints the certificate (JSON). The verdict is "certified", "refuted" or "undecided"
-    and does not depend on whether the theorem's hypotheses hold. Exit status 0 whatever
-    the verdict.
+    Writes the certificate and prints a summary (or, with --format json, the whole
+    certificate). The verdict is "certified", "refuted" or "undecided" and does not
+    depend on whether the theorem's hypotheses hold. Exit status 0 whatever the verdict.
     """
-
+    from certified.api import summary_lines  # lazy: CLI startup
     from certified.exact.instance import Instance  # lazy: CLI startup
     from certified.verdict.certificate import to_certificate  # lazy: CLI startup
     from certified.verdict.certify import certify  # lazy: CLI startup
     from certified.verdict.picture import verification_picture  # lazy: CLI startup
-    if plot is not None:
-        from certified.plots import plot_verification  # lazy: optional dependency
 
     prec = _precision(digits, None)
-    if max_seconds <= 0:
-        raise click.BadParameter("must be > 0", param_hint="--max-seconds")
     tm = _number(t_max, "--t-max")
     if tm <= 0:
         raise click.BadParameter("must be > 0", param_hint="--t-max")
-    inst = Instance.load(file)
-    v = certify(inst, theorem, precision=prec, t_max=tm, max_seconds=max_seconds,
-                backend=backend, progress=sys.stderr.isatty())
-    text = json.dumps(to_certificate(v), indent=1, ensure_ascii=False)
-    if out is not None:
-        _write_atomic(out, text + "\n")
+    rt = _number(refine_t, "--refine-t")
+    if rt < 0:
+        raise click.BadParameter("must be >= 0", param_hint="--refine-t")
     if plot is not None:
+        _need_matplotlib("--plot")
+    target = out if out is not None else _out_path(None, None, Path(file).stem +
+                                                    ".certificate.json")
+    inst = Instance.load(file)
+    v = certify(inst, theorem, precision=prec, t_max=tm, refine_t=rt,
+                max_seconds=max_seconds, backend=backend, progress=sys.stderr.isatty())
+    cert = to_certificate(v)
+    text = json.dumps(cert, indent=1, ensure_ascii=False)
+    _write_atomic(target, text + "\n")
+    if plot is not None:
+        from certified.plots import plot_verification  # lazy: optional dependency
+
         picture = verification_picture(v)
         if picture is not None:
             plot_verification(picture.times, picture.tokens, picture.attention_at_T,
                               picture.lemma.attention_limit, picture.lemma.centers, plot,
                               title=picture.title, levels=picture.lemma.levels)
-    click.echo(text)
+    if fmt == "json":
+        click.echo(text)
+    else:
+        click.echo(summary_lines(cert))
+        click.echo(f"certificate: {target}")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import click
+from tqdm import tqdm
 
 from certified.cli.common import (
     _int_list,
@@ -89,7 +90,7 @@ def forward(sentences_file: str | None, layers: int, dt: float, out: str | None,
     )
 
     if sentences_file is None:
-        sentences_file = str(Path(__file__).resolve().parent / "data" / "sentences.txt")
+        sentences_file = str(Path(__file__).resolve().parents[1] / "data" / "sentences.txt")
     try:
         text = Path(sentences_file).read_text(encoding="utf-8")
     except OSError as exc:
@@ -101,7 +102,15 @@ def forward(sentences_file: str | None, layers: int, dt: float, out: str | None,
     w, _ = load_minilm()
     heads, _ = classify_heads(w, layer_sums=False)
     classes = {(h.layer, h.head): h.modulus.kind for h in heads}
-    recs = head_study(w, sentences, classes, layers=layers, dt=dt)
+    n_layers = 1 + max(L for L, _ in classes)
+    n_heads = 1 + max(h for _, h in classes)
+    bar = tqdm(total=len(sentences) * n_layers * n_heads, unit="head", file=sys.stderr,
+               disable=not sys.stderr.isatty(), leave=False, desc="forward")
+    try:
+        recs = head_study(w, sentences, classes, layers=layers, dt=dt,
+                          progress=lambda si, L, h: bar.update(1))
+    finally:
+        bar.close()
     if out is not None:
         _write_atomic(out, json.dumps({"approximate": True, "layers": layers, "dt": dt,
                                        "sentences": sentences, "records": recs}) + "\n")
@@ -148,7 +157,7 @@ def variants(plot_dir: str | None, out: str | None, layers: int, step: float) ->
 
     w, _ = load_minilm()  # fail early, before any work, if the model is missing
     rows = section_12_2(h=step) + section_12_2(h=step, form="x")
-    text = (Path(__file__).resolve().parent / "data" / "sentences.txt").read_text("utf-8")
+    text = (Path(__file__).resolve().parents[1] / "data" / "sentences.txt").read_text("utf-8")
     study = weight_sharing_study(w, [s for s in text.splitlines() if s.strip()],
                                  n_layers=layers)
     if plot_dir is not None:

@@ -24,6 +24,8 @@ from tqdm import tqdm
 
 from certified.enclose.arith import get_backend
 from certified.enclose.arith.base import Backend
+from certified.enclose.deadline import WallClockCap, wall_clock_cap
+from certified.enclose.deadline import check as check_deadline
 from certified.enclose.field import AttentionField
 from certified.enclose.lohner_set import LohnerSet
 from certified.enclose.stepper import StepRejected, StepResult, map_step, taylor_step
@@ -203,18 +205,13 @@ class _Run:
     coordinates: str
     h_max: Fraction
     progress: bool
-    deadline: float | None
     until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None
 
 
 def _stop(exc: Exception, t: Fraction, bits: int) -> StopReason:
-    kind = "wall-clock cap" if isinstance(exc, _WallClock) else \
+    kind = "wall-clock cap" if isinstance(exc, WallClockCap) else \
         "validation" if isinstance(exc, ValidationError) else "undecided"
     return StopReason(kind, t, str(exc), bits, exc)
-
-
-class _WallClock(ValidationError):
-    """The outer wall-clock cap was reached (never a verdict by itself)."""
 
 
 def _run_continuous(run: _Run, t_final: Fraction, bits: int, order: int, target_bits: int,
@@ -227,7 +224,6 @@ def _run_continuous(run: _Run, t_final: Fraction, bits: int, order: int, target_
     variable = "x" if field_factory is not None else run.variable
     coordinates = "x" if field_factory is not None else run.coordinates
     report = run.report if report is None else report
-    deadline = run.deadline
     with bk.workprec(bits):
         # A variant's field (certified.exact.variant_spec) follows the same stepper protocol.
         field = field_factory(bk) if field_factory is not None else \
@@ -268,8 +264,7 @@ def _run_continuous(run: _Run, t_final: Fraction, bits: int, order: int, target_
             patience, probing = 4, False
             rho_min = Fraction(1, 2 ** 30) * max(t_final, Fraction(1))
             while t < t_final:
-                if deadline is not None and _time.perf_counter() > deadline:
-                    raise _WallClock("the wall-clock cap (max_seconds) was reached", t=t)
+                check_deadline(t)
                 target = pending[0] if pending else t_final
                 scale = 1 + max(abs(bk.bounds(v)[1]) for v in S.c)
                 while True:
@@ -399,6 +394,7 @@ def _run_discrete(run: _Run, t_final: Fraction, bits: int) -> Trajectory:
             if 0 in wanted:
                 record(0, S)
             for layer in range(layers):
+                check_deadline(t_cert)
                 res = map_step(field, S, layer, dt)
                 S = res.output_set
                 steps.append(res)
@@ -506,15 +502,25 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
                                  "layer times k·Δt")
     prec = precision if precision is not None else \
         Precision.build(digits, bits=bits, order=order, max_bits=max_bits)
-    K, target, start_bits, cap = prec.order, prec.target_bits, prec.start_bits, prec.max_bits
     bk = get_backend(backend)
     hm = Fraction(h_max) if h_max is not None else Fraction(1, 4)
-    best: Trajectory | None = None
-    attempts = []
-    b = start_bits
     t0 = _time.perf_counter()
-    deadline = t0 + max_seconds if max_seconds is not None else None
-    run = _Run(instance, report, bk, variable, coordinates, hm, progress, deadline, until)
+    with wall_clock_cap(max_seconds):
+        best, attempts = _escalate(_Run(instance, report, bk, variable, coordinates, hm,
+                                        progress, until), tf, prec, initial_box)
+    best.wall_seconds = _time.perf_counter() - t0
+    best.attempts = attempts
+    return best
+
+
+def _escalate(run: _Run, tf: Fraction, prec: Precision, initial_box: Any
+              ) -> tuple[Trajectory, list[str]]:
+    """Attempts at doubling precision until t_final, the predicate, or the cap."""
+    K, target, start_bits, cap = prec.order, prec.target_bits, prec.start_bits, prec.max_bits
+    instance, until = run.inst, run.until
+    best: Trajectory | None = None
+    attempts: list[str] = []
+    b = start_bits
     while True:
         if isinstance(instance.time, Discrete):
             traj = _run_discrete(run, tf, b)
@@ -534,9 +540,7 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
             best.escalation = f"precision cap: {2 * b} bits would exceed max_bits = {cap}"
             break
         b *= 2
-    best.wall_seconds = _time.perf_counter() - t0
-    best.attempts = attempts
-    return best
+    return best, attempts
 
 
 def trajectory_midpoints(traj: Trajectory) -> tuple[list[float], list[np.ndarray],

@@ -30,6 +30,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from certified.enclose.arith.base import Backend
+from certified.enclose.deadline import check as check_deadline
 from certified.exact.instance import Instance
 from certified.exact.linalg import Matrix, from_fmpq_mat, to_fmpq_mat
 
@@ -115,6 +116,7 @@ class AttentionSeries:
 
     def advance(self, k: int) -> np.ndarray:
         """Coefficient k of the drift W (shape (n, d)); needs ``Z[0..k]``."""
+        check_deadline()  # the outer wall-clock cap, once per order
         f, bk, Z = self.field, self.field.backend, self.Z
         n = f.n
         G, U, E, Zs, P = self.G, self.U, self.E, self.Zs, self.P

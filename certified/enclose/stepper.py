@@ -19,6 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from certified.enclose.arith.base import Backend
+from certified.enclose.deadline import check as check_deadline
 from certified.enclose.field import AttentionField
 from certified.enclose.lohner_set import LohnerSet
 from certified.errors import UndecidedError, ValidationError
@@ -197,6 +198,7 @@ def cauchy_apriori(field: AttentionField, Y: np.ndarray, t0: Fraction, rho: Frac
         a = bk.mid_array(field.velocity(c, bk.const(t0), leaders)) if affine else c
         cand = inflate(Y0 + F_minus_a(np.full(Y.shape, zero, dtype=object), a) * D)
         for _ in range(8):
+            check_deadline()  # the outer wall-clock cap, once per Picard iterate
             test = Y0 + F_minus_a(cand, a) * D
             if all(bk.c_contains_interior(cv, tv) for cv, tv in zip(cand.flat, test.flat)):
                 M = [bk.abs_upper(cv + ci - yv)

@@ -94,7 +94,7 @@ def _one(payload: tuple[int, dict[str, Any], str, float, int]) -> dict[str, Any]
     index, inst_json, theorem, budget, digits = payload
     inst = Instance.from_json(inst_json)
     t0 = time.perf_counter()
-    v = certify(inst, theorem, digits=digits, t_max=6, max_seconds=budget, refine_seconds=0)
+    v = certify(inst, theorem, digits=digits, t_max=6, max_seconds=budget, refine_t=0)
     traj = v.trajectory
     rank = None
     for src in (v.limit, v.evidence):

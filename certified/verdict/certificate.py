@@ -126,7 +126,6 @@ def to_certificate(v: Any) -> dict[str, Any]:
         "software": {"name": "certified", "version": __version__},
         "integration": integration,
         "tail_lemma": v.tail.to_json(v.digits) if v.tail is not None else None,
-        "wall_seconds": round(v.wall_seconds, 3),
     })
     cert["digest"] = canonical_digest(cert)
 

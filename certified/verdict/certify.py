@@ -114,7 +114,7 @@ class _Job:
     max_seconds: float | None
     check_every: Fraction
     progress: bool
-    refine_seconds: float | None
+    refine_t: Fraction
 
 
 def _sym_pd(M: list[list[Fraction]]) -> bool:
@@ -137,7 +137,7 @@ def _auto_theorem(inst: Instance, report: Any) -> str:
 def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
             t_max: Fraction | int | str = 8, max_seconds: float | None = 120.0,
             backend: str = "flint", check_every: Fraction = Fraction(1, 8),
-            max_bits: int | None = None, refine_seconds: float | None = None,
+            max_bits: int | None = None, refine_t: Fraction | int | str = 1,
             progress: bool = False, precision: Precision | None = None) -> Verification:
     """Certify or refute a theorem's limit statement on ``instance``.
 
@@ -151,7 +151,8 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     t_max : number
         Latest time T at which a tail lemma may be tried.
     max_seconds : float or None
-        Wall-clock budget for the integration.
+        Outer wall-clock safety cap. Reaching it gives ``undecided`` with the reason
+        "wall-clock cap", never a different certified result.
     backend : {"flint", "mpmath"}
     check_every : Fraction
         Try the tail lemma whenever t has advanced by this much.
@@ -160,10 +161,10 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     precision : Precision, optional
         The run's precision, built once by the caller (then ``digits`` and ``max_bits``
         are ignored).
-    refine_seconds : float, optional
-        After the first time a tail lemma holds, keep integrating (for tighter limits,
-        until δ₀ ≤ 10^-digits) for at most this long; default: as long again as the
-        first success took, plus 5 s. 0 stops at the first success.
+    refine_t : number
+        After the first time T₁ a tail lemma holds, keep integrating (for tighter
+        limits, until they are enclosed to 10^-digits) up to t = T₁ + refine_t at most
+        (and t_max); 0 stops at the first success. A budget in t: deterministic.
 
     Returns
     -------
@@ -186,8 +187,10 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     thm = _auto_theorem(instance, report) if theorem == "auto" else theorem
     hyp = report.theorems[thm].hypotheses_hold
     out = Verification(instance, thm, hyp, Verdict.UNDECIDED, "", digits, backend, precision=prec)
-    job = _Job(instance, prec, backend, tmax, max_seconds, check_every, progress,
-               refine_seconds)
+    rt = to_fraction(refine_t, "refine_t")
+    if rt < 0:
+        raise InputError("refine_t", f"{rt} is negative", "a number >= 0")
+    job = _Job(instance, prec, backend, tmax, max_seconds, check_every, progress, rt)
     t0 = _time.perf_counter()
     lam = instance.scalar_V
     if isinstance(instance.time, Discrete):
@@ -219,20 +222,19 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
 class _LemmaSchedule:
     """The ``until`` predicate of a certify run: try a tail lemma every ``check_every``
     on the validated enclosure, remember the first and the latest success, and after the
-    first success keep integrating (for tighter limits) until ``good_enough`` holds or
-    the refinement budget — as long again as the first success took, plus 5 s, unless
-    ``refine_seconds`` is given — is spent."""
+    first success at T₁ keep integrating (for tighter limits) until ``good_enough`` holds
+    or t reaches T₁ + ``refine_t``. Every budget is in t: the outcome does not depend on
+    machine load."""
 
     def __init__(self, try_lemma: Callable[[Fraction, np.ndarray, LohnerSet],
                                            tuple[Any, str]],
                  good_enough: Callable[[Any], bool], check_every: Fraction,
-                 first_check: Fraction, refine_seconds: float | None) -> None:
+                 first_check: Fraction, refine_t: Fraction) -> None:
         self.try_lemma, self.good_enough = try_lemma, good_enough
         self.check_every, self.first_check = check_every, first_check
-        self.refine_seconds = refine_seconds
+        self.refine_t = refine_t
         self.next, self.last_t = first_check, Fraction(-1)
-        self.start = _time.perf_counter()
-        self.refine_until: float | None = None
+        self.refine_until: Fraction | None = None
         self.first: Any = None
         self.last: Any = None
         self.last_set: LohnerSet | None = None  # the set whose box the lemma used
@@ -242,8 +244,8 @@ class _LemmaSchedule:
         if t < self.last_t:  # the driver restarted at higher precision
             self.next = self.first_check
         self.last_t = t
-        if self.refine_until is not None and _time.perf_counter() >= self.refine_until:
-            return True  # refinement budget spent: report the last success
+        if self.refine_until is not None and t >= self.refine_until:
+            return True  # refinement budget (in t) spent: report the last success
         if t < self.next:
             return False
         while self.next <= t:
@@ -254,13 +256,22 @@ class _LemmaSchedule:
             return False
         if self.first is None:
             self.first = result
-            now = _time.perf_counter()
-            extra = (now - self.start) + 5 if self.refine_seconds is None else self.refine_seconds
-            self.refine_until = now + extra
+            self.refine_until = t + self.refine_t
         self.last, self.last_set = result, S
-        if _time.perf_counter() >= self.refine_until:
-            return True
-        return self.good_enough(result)
+        return t >= self.refine_until or self.good_enough(result)
+
+
+def _capped(out: Verification, job: _Job, traj: Trajectory) -> bool:
+    """The outer wall-clock cap was reached: the verdict is undecided, whatever the lemma
+    proved before (a result must not depend on machine load)."""
+    if traj.stop is None or traj.stop.kind != "wall-clock cap":
+        return False
+    out.verdict = Verdict.UNDECIDED
+    out.reason = (f"wall-clock cap: max_seconds = {job.max_seconds} was reached at t = "
+                  f"{traj.certified_until} before the deterministic budget (t_max = "
+                  f"{job.t_max}, refinement {job.refine_t}) was spent; the enclosures up to "
+                  "there are certified")
+    return True
 
 
 def _integrate(out: Verification, job: _Job, until: _LemmaSchedule, lemma: str,
@@ -273,13 +284,14 @@ def _integrate(out: Verification, job: _Job, until: _LemmaSchedule, lemma: str,
                               precision=job.precision, progress=job.progress, times=[0])
     out.trajectory = traj
     out.attempts = list(getattr(traj, "attempts", []))
+    if _capped(out, job, traj):
+        return False
     # A success in a run that was later abandoned for more precision is still proved:
     # its boxes came from validated steps.
     if until.last is None:
         out.verdict = Verdict.UNDECIDED
         out.reason = (f"Lemma {lemma} could not be verified up to t = {traj.certified_until} "
-                      f"(certified enclosures up to there; budget: t_max = {job.t_max}, "
-                      f"{job.max_seconds} s); last attempt {until.why or 'none'}; "
+                      f"(certified enclosures up to there; budget: t_max = {job.t_max}); last attempt {until.why or 'none'}; "
                       f"integration {traj.stop_message()}")
         return False
     out.tail = until.last
@@ -308,7 +320,7 @@ def _run_leader_follower(out: Verification, job: _Job, lam: Fraction) -> None:
     # Keep integrating while the lemma's own bound δ₀ on the leaders' motion is wider
     # than the target: every later success gives a tighter ball around the limits.
     until = _LemmaSchedule(lambda t, box, S: try_leader_follower(bk, inst, lam, t, S, digits),
-                           lambda lf: lf.delta0 <= target, check_every, check_every, job.refine_seconds)
+                           lambda lf: lf.delta0 <= target, check_every, check_every, job.refine_t)
     if not _integrate(out, job, until, "T4", "z"):
         return
     lf: LeaderFollowerBound = until.last
@@ -355,7 +367,7 @@ def _run_projected(out: Verification, job: _Job) -> None:
     target = Fraction(1, 10 ** digits)
     until = _LemmaSchedule(attempt, lambda pb: all(hi - lo <= target
                                                    for lo, hi in pb.limits.values()),
-                           check_every, Fraction(0), job.refine_seconds)
+                           check_every, Fraction(0), job.refine_t)
     if not _integrate(out, job, until, "T7", "x"):
         return
     pb: ProjectedBound = until.last
@@ -408,7 +420,7 @@ def _run_paranormal(out: Verification, job: _Job, split: Any) -> None:
             return try_paranormal(bk, split, inst.n, t, S, digits)
 
     until = _LemmaSchedule(attempt, lambda pb: pb.lf.delta0 <= target, check_every,
-                           check_every, job.refine_seconds)
+                           check_every, job.refine_t)
     if not _integrate(out, job, until, "T8", "x"):
         return
     pb: ParanormalBound = until.last
@@ -462,6 +474,8 @@ def _run_energy(out: Verification, job: _Job, mu: Fraction) -> None:
                               max_seconds=job.max_seconds, precision=prec,
                               progress=job.progress, times=[0])
     out.trajectory = traj
+    if _capped(out, job, traj):
+        return
     T = traj.certified_until
     box = traj.final_box()
     with bk.workprec(prec.lemma_bits):

@@ -15,7 +15,10 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def run(capsys, *args):
-    code = main(list(args))
+    """The command with the whole JSON document on stdout (--format json)."""
+    args = list(args)
+    code = main(args + ["--format", "json"] if args[0] == "simulate" and "--help" not in args
+                else args)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -141,3 +144,11 @@ def test_reported_attention_is_clipped_to_the_unit_interval_never_widened():
     from certified.exact.arb_convert import power_of_two
     assert power_of_two(70000) == "2^70000"
     assert power_of_two(-10 ** 30) == "2^(-31-digit exponent)"
+
+
+def test_simulate_summary_is_short_and_names_the_stop(capsys):
+    code = main(["simulate", str(EXAMPLES / "discrete_layers.json"), "--t-final", "1",
+                 "--digits", "20"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and len(out.splitlines()) <= 4
+    assert out.startswith("certified until t = 1 (reached t_final at t = 1)")

@@ -273,9 +273,11 @@ def test_unvalidatable_run_reports_where_it_stopped():
     # nothing past t = 0 may be reported as certified.
     big = [[10 ** 6, 0], [0, 10 ** 6]]
     inst = Instance.create(V=I2, Q=big, K=big, X0=[[1, "1/2"], ["-1/3", 1]])
-    tr = enclose_trajectory(inst, 1, times=[0, "1/2", 1], digits=20, max_bits=300,
-                            max_seconds=30)
+    tr = enclose_trajectory(inst, 1, times=[0, "1/2", 1], digits=20, max_bits=300)
     assert tr.certified_until < F(1, 2)
+    # it says why: a typed validation failure, and the precision cap ended the escalation
+    assert tr.stop.kind in ("validation", "undecided") and tr.stop.error is not None
+    assert "precision cap" in tr.escalation and "max_bits = 300" in tr.stop_message()
     assert tr.times == [0] and tr.not_certified == [F(1, 2), F(1)]
     assert len(tr.tokens) == 1 and len(tr.attempts) >= 2  # the driver escalated precision
     out = tr.to_json(20)

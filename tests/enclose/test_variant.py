@@ -153,7 +153,8 @@ def test_bad_variants_name_the_field(variant, field):
 def test_cli_simulate_a_variant(tmp_path, capsys):
     f = tmp_path / "mh.json"
     f.write_text(json.dumps({**BASE, "variant": VARIANTS["heads"]}))
-    code = main(["simulate", str(f), "--t-final", "1/2", "--variable", "x", "--digits", "20"])
+    code = main(["simulate", str(f), "--t-final", "1/2", "--variable", "x", "--digits", "20",
+                 "--format", "json"])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert json.loads(out)["certified_until"] == "1/2"

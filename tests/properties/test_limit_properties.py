@@ -163,7 +163,7 @@ def _lower_form(ck, B, a, b) -> Fraction:
 
 
 def run_certify(inst: Instance, theorem: str):
-    return certify(inst, theorem, digits=20, t_max=T_MAX, max_seconds=None, refine_seconds=0)
+    return certify(inst, theorem, digits=20, t_max=T_MAX, max_seconds=None, refine_t=0)
 
 
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
@@ -209,7 +209,7 @@ def test_the_suite_has_teeth(monkeypatch, tmp_path):
                          "thm2_1_one_dimensional.json")
     # No wall-clock budget here: stop at the first success (T = 5/8), deterministic on any
     # machine (the property runs use a budget, and may come back undecided on a slow one).
-    v = certify(inst, "2.1", digits=20, t_max=2, max_seconds=None, refine_seconds=0)
+    v = certify(inst, "2.1", digits=20, t_max=2, max_seconds=None, refine_t=0)
     assert v.verdict == "certified"
     check(inst, "2.1", v, in_given=False)  # the honest code passes
 

@@ -69,7 +69,7 @@ def test_limit_distance_matches_a_30_digit_odefun_run():
 def test_lemma_S1_limits_lie_in_the_T4_boxes_of_the_integrator():
     # A second, independent route: validated integration + Lemma T4 (certify) on ε = 1/2.
     inst = remark("1/2")
-    v = certify(inst, "3.1", digits=30, max_seconds=60, refine_seconds=0)
+    v = certify(inst, "3.1", digits=30, max_seconds=None, refine_t=0)
     assert v.verdict == "certified"
     L = symmetric_pair_limit(inst, 128)
     for box, lim in zip(v.tail.centers, L.limits):

@@ -102,7 +102,7 @@ def _fast_state_at(T: float) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def fast_cert():
-    v = certify(FAST, "5.2", digits=15, max_seconds=90, refine_seconds=0)
+    v = certify(FAST, "5.2", digits=15, max_seconds=None, refine_t=0)
     return v, json.loads(json.dumps(to_certificate(v)))
 
 

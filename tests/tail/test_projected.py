@@ -93,7 +93,7 @@ def test_lemma_refuses_a_token_on_the_zero_hyperplane():
 
 @pytest.fixture(scope="module")
 def fast_cert():
-    v = certify(FAST, "4.2", digits=15, max_seconds=60, refine_seconds=0)
+    v = certify(FAST, "4.2", digits=15, max_seconds=None, refine_t=0)
     return v, json.loads(json.dumps(to_certificate(v)))
 
 
@@ -154,7 +154,7 @@ def test_tied_or_complex_dominant_eigenvalue_gets_no_t7():
     for V in ([[1, 0], [0, -1]], [[0, -1], [1, 0]]):
         inst = Instance.create(V=V, Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]],
                                X0=[[1, 0], [0, 1]])
-        v = certify(inst, "4.2", max_seconds=5)
+        v = certify(inst, "4.2", max_seconds=None)
         assert v.verdict == "undecided" and v.trajectory is None
         assert "not unique, real and positive" in v.reason
 
@@ -196,7 +196,7 @@ def test_approximate_reading_of_theorem_4_2_is_typed_and_discriminates():
 def test_theorem_5_2_with_one_dimensional_F_is_certified_and_checked():
     """λ₁ simple: F = span φ₁ and T7 proves 5.2's conclusion (F-components → the two
     endpoints of K = conv{aφ, bφ}); the checker re-derives each centre from φ."""
-    v = certify(FAST, "5.2", digits=15, max_seconds=60, refine_seconds=0)
+    v = certify(FAST, "5.2", digits=15, max_seconds=None, refine_t=0)
     assert v.verdict == "certified"
     c = json.loads(json.dumps(to_certificate(v)))
     clusters = c["limit"]["clusters"]
@@ -219,7 +219,7 @@ def test_tiny_positive_group_keeps_a_positive_limit_interval():
     lower end at −3e-9 before the ends were computed separately)."""
     inst = Instance.create(V=[[1, 0], [0, 0]], Q=[[1, 0], [0, 2]], K=[[1, 0], [0, 2]],
                            X0=[[0, 2], [1, 0]])
-    v = certify(inst, "4.2", digits=20, t_max=6, max_seconds=30, refine_seconds=0)
+    v = certify(inst, "4.2", digits=20, t_max=6, max_seconds=None, refine_t=0)
     assert v.verdict == "certified" and v.tail.groups == {"+": [0, 1], "-": []}
     lo, hi = v.tail.limits["+"]
     assert 0 < lo < F(1, 10**8) and hi < 1
@@ -253,7 +253,7 @@ def test_astronomical_entries_do_not_crash_the_float_heuristics(tmp_path, capsys
     path = tmp_path / "huge_v.json"
     path.write_text(json.dumps({"V": [["1e400", "0"], ["0", "1"]], "Q": [["1", "0"], ["0", "1"]],
                                 "K": [["1", "0"], ["0", "1"]], "X0": [["1", "0"], ["0", "1"]]}))
-    assert main(["verify", str(path), "--digits", "15", "--max-seconds", "10",
-                 "--t-max", "1"]) == 0
+    assert main(["verify", str(path), "--digits", "15", "--t-max", "1", "--format", "json",
+                 "--out", str(tmp_path / "c.json")]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["verdict"] == "undecided"

@@ -142,7 +142,7 @@ def test_small_T_does_not_close_the_bootstrap():
 
 def test_certify_d1_theorem_2_1_certified_with_certificate():
     v = certify(Instance.load(EX / "thm2_1_one_dimensional.json"), "auto", digits=20,
-                max_seconds=60, refine_seconds=0)
+                max_seconds=None, refine_t=0)
     assert v.theorem == "2.1" and v.hypotheses_hold is True
     assert v.verdict == "certified"
     assert v.limit["leaders"] == [0, 4] and v.limit["attention_rank"] == 2
@@ -164,7 +164,7 @@ def test_certify_d1_theorem_2_1_certified_with_certificate():
 
 def test_outside_hypotheses_indefinite_B_certified_anyway():
     inst = Instance.load(EX / "indefinite_B.json")
-    v = certify(inst, "3.1", digits=20, max_seconds=90, refine_seconds=0)
+    v = certify(inst, "3.1", digits=20, max_seconds=None, refine_t=0)
     assert v.hypotheses_hold is False  # QᵀK not symmetric, indefinite
     assert v.verdict == "certified", v.reason
     cl = v.limit["clusters"]
@@ -178,34 +178,54 @@ def test_outside_hypotheses_indefinite_B_certified_anyway():
 
 def test_four_clusters_refute_rank_two_in_d2_and_theorem_8_5():
     inst = Instance.load(EX / "four_clusters_d2.json")
-    v = certify(inst, "2.1", digits=20, max_seconds=90, refine_seconds=0)
+    v = certify(inst, "2.1", digits=20, max_seconds=None, refine_t=0)
     assert v.verdict == "refuted", v.reason
     assert v.evidence["attention_rank"] == 4
     assert len(v.evidence["rows_outside_two_leaders"]) >= 2
     v2 = certify(Instance.load(EX / "thm2_1_one_dimensional.json"), "8.5", digits=20,
-                 max_seconds=60, refine_seconds=0)
+                 max_seconds=None, refine_t=0)
     assert v2.verdict == "refuted" and v2.hypotheses_hold is False
     i, j = v2.evidence["entry"]
     assert v2.evidence["attention_limit"][i][j] == 0
 
 
 def test_budget_too_small_is_an_honest_undecided():
-    # Remark 7.9: the two tokens separate by ~1e-22 only around t ≈ 50; 5 s cannot settle it
+    # Remark 7.9: the two tokens separate by ~1e-22 only around t ≈ 50; t ≤ 1 cannot settle it
     inst = Instance.load(EX / "remark_7_9.json")
-    v = certify(inst, "3.1", digits=20, max_seconds=5)
+    v = certify(inst, "3.1", digits=20, t_max=1, max_seconds=None)
     assert v.verdict == "undecided"
     assert v.limit is None and v.evidence is None
     assert "could not be verified up to t =" in v.reason
-    assert v.trajectory.certified_until > 0
+    assert "integration reached t_final at t = 1" in v.reason  # why the run stopped
+    assert v.trajectory.certified_until == 1 and v.trajectory.stop.kind == "t_final"
     cert = to_certificate(v)
     assert cert["verdict"] == "undecided" and "limit" not in cert
 
 
+def test_the_wall_clock_cap_gives_undecided_never_another_result():
+    """Reaching the outer cap ends in undecided with the reason, even where a lemma would
+    hold: a verdict must not depend on machine load (the cap here is already spent)."""
+    v = certify(Instance.load(EX / "thm2_1_one_dimensional.json"), "2.1", digits=15,
+                t_max=2, max_seconds=1e-9)
+    assert v.verdict == "undecided" and v.reason.startswith("wall-clock cap")
+    assert v.tail is None and v.limit is None
+    assert v.trajectory.stop.kind == "wall-clock cap"
+
+
+def test_same_run_twice_gives_identical_certificates_digests_included():
+    inst = Instance.load(EX / "thm2_1_one_dimensional.json")
+    a, b = (to_certificate(certify(inst, "2.1", digits=15, t_max=2, refine_t=F(1, 4),
+                                   max_seconds=None)) for _ in range(2))
+    assert a["verdict"] == "certified"
+    assert a == b and a["digest"] == b["digest"]
+    assert "wall_seconds" not in a  # wall time is not part of the certificate
+
+
 def test_unsupported_spectrum_and_discrete_time_are_undecided():
-    v = certify(Instance.load(EX / "thm5_2_paranormal.json"), "4.2", max_seconds=5)
+    v = certify(Instance.load(EX / "thm5_2_paranormal.json"), "4.2", max_seconds=None)
     assert v.verdict == "undecided" and "no tail lemma" in v.reason
     assert v.trajectory is None  # nothing to integrate for: no lemma applies
-    v = certify(Instance.load(EX / "discrete_layers.json"), "auto", max_seconds=5)
+    v = certify(Instance.load(EX / "discrete_layers.json"), "auto", max_seconds=None)
     assert v.verdict == "undecided" and "discrete" in v.reason
 
 
@@ -213,7 +233,7 @@ def test_unsupported_spectrum_and_discrete_time_are_undecided():
 
 def test_energy_bound_holds_along_an_independent_run():
     inst = Instance.load(EX / "thm8_5_contracting.json")
-    v = certify(inst, "8.5", digits=20, t_max=1, max_seconds=60)
+    v = certify(inst, "8.5", digits=20, t_max=1, max_seconds=None)
     assert v.verdict == "undecided"  # → 0 is not proved; the bound is
     nb = v.tail
     T = float(nb.T)
@@ -260,7 +280,7 @@ def test_hull_vertex_verification():
 def test_cli_verify_writes_certificate(tmp_path, capsys):
     out = tmp_path / "c.json"
     rc = main(["verify", str(EX / "thm2_1_one_dimensional.json"), "--digits", "15",
-               "--max-seconds", "20", "--out", str(out)])
+               "--t-max", "2", "--refine-t", "0", "--out", str(out), "--format", "json"])
     assert rc == 0
     printed = json.loads(capsys.readouterr().out)
     stored = json.loads(out.read_text())
@@ -274,6 +294,8 @@ def test_cli_verify_writes_certificate(tmp_path, capsys):
     (["--t-max", "abc"], "--t-max"),
     (["--digits", "2"], "--digits"),
     (["--max-seconds", "0"], "--max-seconds"),
+    (["--refine-t", "-1"], "--refine-t"),
+    (["--digits", "100000000"], "--digits"),  # above the documented bound: at once
 ])
 def test_cli_verify_bad_options_exit_2(tmp_path, capsys, args, needle):
     out = tmp_path / "c.json"
