@@ -29,10 +29,14 @@ from .audits import check_stationary, check_symmetric, judge_claims, rank
 from .balls import BallError, const, set_scale
 from .dynamics import Field
 from .errors import CheckFailure, Malformed
-from .lemmas import (_contains, check_centre_flags, check_enclosure_at_T,
-                     check_leader_follower, check_t4_verdict)
-from .paranormal import (check_paranormal, check_paranormal_enclosure,
-                         check_paranormal_verdict)
+from .lemmas import (
+    _contains,
+    check_centre_flags,
+    check_enclosure_at_T,
+    check_leader_follower,
+    check_t4_verdict,
+)
+from .paranormal import check_paranormal, check_paranormal_enclosure, check_paranormal_verdict
 from .projected import check_projected
 from .replay import replay_steps
 

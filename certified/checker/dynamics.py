@@ -24,8 +24,19 @@ from fractions import Fraction
 import numpy as np
 
 from .balls import Ball, ExactRadii, const, one, scale, with_radii
-from .fballs import FB, FC, add_parts, bilinear, bilinear_parts, ccontract, fconst, \
-    from_balls, mul_parts, sum_parts, up
+from .fballs import (
+    FB,
+    FC,
+    add_parts,
+    bilinear,
+    bilinear_parts,
+    ccontract,
+    fconst,
+    from_balls,
+    mul_parts,
+    sum_parts,
+    up,
+)
 
 __all__ = ["Field", "Jets", "pairwise", "zero_diagonal"]
 

@@ -13,8 +13,20 @@ from fractions import Fraction
 import mpmath.libmp as L
 import numpy as np
 
-from .balls import (Ball, add_up, const, div_up, exp_down, exp_up, le_q, mpf_down,
-                    mpf_fraction, mpf_up, mul_down, mul_up)
+from .balls import (
+    Ball,
+    add_up,
+    const,
+    div_up,
+    exp_down,
+    exp_up,
+    le_q,
+    mpf_down,
+    mpf_fraction,
+    mpf_up,
+    mul_down,
+    mul_up,
+)
 from .errors import CheckFailure
 from .replay import LohnerSet
 

@@ -17,9 +17,15 @@ import numpy as np
 
 from .balls import Ball, const, exp_up, le_q, mpf_up, mul_up
 from .errors import CheckFailure
+from .lemmas import (
+    _contains,
+    _iv,
+    _q,
+    check_enclosure_at_T,
+    check_leader_follower,
+    check_t4_verdict,
+)
 from .projected import _inverse
-from .lemmas import _contains, _iv, _q, check_enclosure_at_T, check_leader_follower, \
-    check_t4_verdict
 from .replay import LohnerSet
 
 __all__ = ["check_paranormal", "check_paranormal_enclosure", "check_paranormal_verdict"]

@@ -26,8 +26,21 @@ import numpy as np
 from .balls import Ball, BallError, bdot, const, interval, one, scale
 from .dynamics import Field, Jets, pairwise, zero_diagonal
 from .errors import CheckFailure
-from .fballs import FB, FC, bilinear, dn, fconst, finterval, from_balls, from_ends, meet, nx, \
-    to_balls, up, upper
+from .fballs import (
+    FB,
+    FC,
+    bilinear,
+    dn,
+    fconst,
+    finterval,
+    from_balls,
+    from_ends,
+    meet,
+    nx,
+    to_balls,
+    up,
+    upper,
+)
 
 __all__ = ["LohnerSet", "replay_steps", "parse_interval"]
 

@@ -22,13 +22,16 @@ __all__ = ['check', 'audit']
               help="Processes replaying chunks of the steps at once (default: the usable "
               "cores). The verdict does not depend on it.")
 @click.pass_context
-def check(ctx: click.Context, cert: str, workers: int | None) -> None:
+@click.option("--format", "fmt", type=click.Choice(["summary", "json"]), default="summary",
+              show_default=True, help="One line for people, or the JSON report.")
+def check(ctx: click.Context, cert: str, workers: int | None, fmt: str) -> None:
     """Re-verify the certificate CERT independently (``certified.checker``).
 
     Replays every validated step in the checker's own arithmetic (Python integers and
     mpmath's directed rounding, no Arb), re-checks the tail lemma and the verdict, and
-    recomputes the digest. Prints a JSON report. Exit status 0 valid, 1 invalid (the
-    first failure, as "Expected … Got …"), 2 unreadable or malformed.
+    recomputes the digest. Prints one line (or the JSON report with --format json). Exit
+    status 0 valid, 1 invalid (the first failure, as "Expected … Got …"), 2 unreadable or
+    malformed.
     """
     from certified.checker import Malformed, check_file  # lazy: CLI startup
     from certified.studies.parallel import usable_cores  # lazy: CLI startup
@@ -47,7 +50,13 @@ def check(ctx: click.Context, cert: str, workers: int | None) -> None:
     finally:
         if bar is not None:
             bar.close()
-    click.echo(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
+    if fmt == "json":
+        click.echo(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
+    else:
+        doc = report.to_json()
+        click.echo(f"{'VALID' if report.valid else 'INVALID'}: {_one_line(report.message)} "
+                   f"({doc.get('steps_checked', 0)} steps re-checked in "
+                   f"{doc.get('seconds', 0)} s)")
     if not report.valid:
         click.echo(f"certified: invalid certificate: {_one_line(report.message)}", err=True)
         ctx.exit(1)

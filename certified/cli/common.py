@@ -77,3 +77,19 @@ def _int_list(value: str, option: str, minimum: int = 1, maximum: int = 4096) ->
 
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
+
+
+def _need_matplotlib(option: str) -> None:
+    """Fail before any computation when --plot needs matplotlib and it is missing."""
+    try:
+        import matplotlib  # noqa: F401  # lazy: optional dependency (the plot extra)
+    except ImportError:
+        raise click.BadParameter("needs matplotlib: pip install 'certified[plot]'",
+                                 param_hint=option) from None
+
+
+def require_dask() -> None:
+    """--scheduler needs Dask: say so before any work, with the install command."""
+    from certified.studies.engine import require_dask as check  # lazy: CLI startup
+
+    check()

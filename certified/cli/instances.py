@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from certified.cli.common import (
+    _need_matplotlib,
     _number,
     _out_path,
     _precision,
@@ -36,15 +37,6 @@ def classify(file: str, fmt: str) -> None:
         click.echo(report.to_table())
     else:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
-
-
-def _need_matplotlib(option: str) -> None:
-    """Fail before any computation when --plot needs matplotlib and it is missing."""
-    try:
-        import matplotlib  # noqa: F401  # lazy: optional dependency (the plot extra)
-    except ImportError:
-        raise click.BadParameter("needs matplotlib: pip install 'certified[plot]'",
-                                 param_hint=option) from None
 
 
 _FORMAT = click.option("--format", "fmt", type=click.Choice(["summary", "json"]),

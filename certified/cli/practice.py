@@ -11,6 +11,7 @@ from tqdm import tqdm
 
 from certified.cli.common import (
     _int_list,
+    _need_matplotlib,
     _out_path,
     _write_atomic,
 )
@@ -99,6 +100,8 @@ def forward(sentences_file: str | None, layers: int, dt: float, out: str | None,
     sentences = [s.strip() for s in text.splitlines() if s.strip()]
     if not sentences:
         raise click.BadParameter("no sentence in the file", param_hint="--sentences")
+    if plot is not None:
+        _need_matplotlib("--plot")
     w, _ = load_minilm()
     heads, _ = classify_heads(w, layer_sums=False)
     classes = {(h.layer, h.head): h.modulus.kind for h in heads}
@@ -155,6 +158,8 @@ def variants(plot_dir: str | None, out: str | None, layers: int, step: float) ->
     )
     from certified.practice.weights import load_minilm  # lazy: optional dependency
 
+    if plot_dir is not None:
+        _need_matplotlib("--plot-dir")
     w, _ = load_minilm()  # fail early, before any work, if the model is missing
     rows = section_12_2(h=step) + section_12_2(h=step, form="x")
     text = (Path(__file__).resolve().parents[1] / "data" / "sentences.txt").read_text("utf-8")

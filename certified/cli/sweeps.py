@@ -9,11 +9,15 @@ import click
 
 from certified.cli.common import (
     _int_list,
+    _need_matplotlib,
+    _number,
     _out_path,
+    _precision,
     _write_atomic,
+    require_dask,
 )
 
-__all__ = ['explore', 'ginibre']
+__all__ = ['batch', 'explore', 'ginibre']
 
 
 @click.command()
@@ -32,16 +36,23 @@ __all__ = ['explore', 'ginibre']
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--spread", type=click.FloatRange(min=0, min_open=True), default=3.0,
               show_default=True, help="Tokens uniform in [-spread, spread]^d (families).")
-@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=5.0,
-              show_default=True, help="Wall-clock seconds of certify per instance.")
+@click.option("--t-max", "t_max", default="6", show_default=True,
+              help="Per instance: the latest time a tail lemma is tried (deterministic).")
+@click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),
+              default=None, help="Per instance: an outer wall-clock cap (undecided, "
+              "'wall-clock cap', when reached). Default: none.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes (default: the cores this process may use).")
+@click.option("--scheduler", default=None,
+              help="Run on Dask: 'local' (a LocalCluster of --workers processes) or the "
+              "address of a running scheduler (tcp://host:port). Default: local processes.")
 @click.option("--out", callback=_out_path, required=True,
               help="Results as JSON lines (appended; a rerun resumes).")
 @click.option("--records", default=None, help="Folder for audit records of refuted instances.")
 def explore(family: str | None, theorem: str | None, violate: str | None, samples: int,
-            n_tokens: int, dim: int, seed: int, spread: float, budget: float,
-            workers: int | None, out: str, records: str | None) -> None:
+            n_tokens: int, dim: int, seed: int, spread: float, t_max: str,
+            max_seconds: float | None, workers: int | None, scheduler: str | None, out: str,
+            records: str | None) -> None:
     """Sweep sampled instances, certify each, and print the boundary map (JSON).
 
     Counts of certified / refuted / undecided verdicts for the theorem's conclusion, with
@@ -59,6 +70,11 @@ def explore(family: str | None, theorem: str | None, violate: str | None, sample
 
     if (family is None) == (theorem is None):
         raise click.UsageError("give exactly one of --family and --strategy")
+    tm = _number(t_max, "--t-max")
+    if tm <= 0:
+        raise click.BadParameter("must be > 0", param_hint="--t-max")
+    if scheduler is not None:
+        require_dask()
     if violate is not None and theorem is None:
         raise click.BadParameter("needs --strategy", param_hint="--violate")
     if family is not None:
@@ -76,8 +92,8 @@ def explore(family: str | None, theorem: str | None, violate: str | None, sample
                                      param_hint="--violate")
         thm = theorem
         insts = strategy_instances(theorem, samples, violate=violate, seed=seed)
-    rows = sweep(insts, thm, out, budget=budget, workers=workers, records=records,
-                 progress=sys.stderr.isatty())
+    rows = sweep(insts, thm, out, t_max=tm, max_seconds=max_seconds, workers=workers,
+                 records=records, progress=sys.stderr.isatty(), scheduler=scheduler)
     res = {"theorem": thm, "source": family or f"strategy {theorem}"
            + (f" violating {violate}" if violate else ""), **boundary_map(rows)}
     click.echo(json.dumps(res, indent=1))
@@ -93,14 +109,17 @@ def explore(family: str | None, theorem: str | None, violate: str | None, sample
                    "default_rng([seed, d, i]).standard_normal((d, d)).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes (default: the cores this process may use).")
+@click.option("--scheduler", default=None,
+              help="Run on Dask: 'local' (a LocalCluster of --workers processes) or the "
+              "address of a running scheduler (tcp://host:port). Default: local processes.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @click.option("--out", callback=_out_path, default=None,
               help="Also write the JSON result to this file.")
 @click.option("--plot", callback=_out_path, default=None,
               help="Draw the fractions against d to this PNG file.")
-def ginibre(dims: str, samples: int, seed: int, workers: int | None, fmt: str,
-            out: str | None, plot: str | None) -> None:
+def ginibre(dims: str, samples: int, seed: int, workers: int | None, scheduler: str | None,
+            fmt: str, out: str | None, plot: str | None) -> None:
     """How often a real Ginibre matrix satisfies Definition 4.1(i).
 
     Every sample's class (leading eigenvalue real positive / real negative / a complex
@@ -115,11 +134,56 @@ def ginibre(dims: str, samples: int, seed: int, workers: int | None, fmt: str,
     )
 
     ds = _int_list(dims, "--dims", 1, 1024)
+    if plot is not None:
+        _need_matplotlib("--plot")
+    if scheduler is not None:
+        require_dask()
     res = census(ds, samples=samples, seed=seed, workers=workers,
-                 progress=sys.stderr.isatty())
+                 progress=sys.stderr.isatty(), scheduler=scheduler)
     text = json.dumps(res, indent=1)
     if out is not None:
         _write_atomic(out, text + "\n")
     if plot is not None:
         plot_census(res, plot)
     click.echo(to_table(res) if fmt == "table" else text)
+
+
+@click.group()
+def batch() -> None:
+    """Run a command on many instance files (resumable JSON lines, local or Dask)."""
+
+
+@batch.command("verify")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--theorem", type=click.Choice(["2.1", "3.1", "4.2", "5.2", "8.5", "auto"]),
+              default="auto", show_default=True)
+@click.option("--digits", type=int, default=20, show_default=True)
+@click.option("--t-max", "t_max", default="6", show_default=True,
+              help="Per instance: the latest time a tail lemma is tried (deterministic).")
+@click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),
+              default=None, help="Per instance: an outer wall-clock cap. Default: none.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes (default: the cores this process may use).")
+@click.option("--scheduler", default=None,
+              help="Run on Dask: 'local' (a LocalCluster of --workers processes) or the "
+              "address of a running scheduler (tcp://host:port). Default: local processes.")
+@click.option("--out", callback=_out_path, required=True,
+              help="One JSON line per file (appended; a rerun skips the files done).")
+def batch_verify(files: tuple[str, ...], theorem: str, digits: int, t_max: str,
+                 max_seconds: float | None, workers: int | None, scheduler: str | None,
+                 out: str) -> None:
+    """Verify every instance FILE; one row per file in --out; print the counts (JSON)."""
+    from certified.exact.instance import Instance  # lazy: CLI startup
+    from certified.studies.explore import boundary_map, sweep  # lazy: CLI startup
+
+    prec = _precision(digits, None)
+    tm = _number(t_max, "--t-max")
+    if tm <= 0:
+        raise click.BadParameter("must be > 0", param_hint="--t-max")
+    if scheduler is not None:
+        require_dask()
+    insts = [Instance.load(f) for f in files]  # every file read before any work
+    rows = sweep(insts, theorem, out, t_max=tm, max_seconds=max_seconds,
+                 digits=prec.digits, workers=workers, progress=sys.stderr.isatty(),
+                 scheduler=scheduler, labels=list(files))
+    click.echo(json.dumps({"files": len(files), **boundary_map(rows)}, indent=1))

@@ -290,7 +290,7 @@ def plot_head_study(records: list[dict[str, Any]], path: str) -> None:
     rng = np.random.default_rng(0)
     heads = sorted({(r["layer"], r["head"]) for r in records})
     per = {k: [r for r in records if (r["layer"], r["head"]) == k] for k in heads}
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), sharey=False)
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), sharey=False, layout="constrained")
     panels = (
         ("real forward pass: leaders of P^h", lambda rs: np.mean([r["real_leaders"] for r in rs])),
         ("head alone, 40 layers: leaders of P", lambda rs: np.mean([r["idealized"]["leaders"][-1]
@@ -320,6 +320,5 @@ def plot_head_study(records: list[dict[str, Any]], path: str) -> None:
     fig.suptitle(f"all-MiniLM-L6-v2, {len(heads)} heads, {n_sent} sentences: cluster counts "
                  "(approximate, float64) against the proved class of V_h's leading eigenvalue "
                  "(largest modulus); bars = medians", fontsize=9)
-    fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

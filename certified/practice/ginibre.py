@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import sys
 import time
-from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -25,7 +24,8 @@ import numpy as np
 from tqdm import tqdm
 
 from certified.practice.leading import KINDS, classify_leading
-from certified.studies.parallel import usable_cores, worker_pool
+from certified.studies.engine import open_engine
+from certified.studies.parallel import usable_cores
 
 __all__ = ["DEFAULT_DIMS", "DimCensus", "sample", "classify_range", "census", "wilson",
            "to_table", "plot_census"]
@@ -122,9 +122,14 @@ class DimCensus:
         }
 
 
+def _classify_job(job: tuple[int, int, int, int]) -> dict[str, Any]:
+    d, a, b, seed = job
+    return classify_range(d, a, b, seed)
+
+
 def census(dims: Iterable[int] = DEFAULT_DIMS, samples: int = 10_000, seed: int = 0,
            workers: int | None = None, chunk: int | None = None,
-           progress: bool | None = None) -> dict[str, Any]:
+           progress: bool | None = None, scheduler: str | None = None) -> dict[str, Any]:
     """Classify ``samples`` Ginibre matrices per dimension, in parallel processes.
 
     Parameters
@@ -141,6 +146,10 @@ def census(dims: Iterable[int] = DEFAULT_DIMS, samples: int = 10_000, seed: int 
         Samples per unit of work (default: about 8 units per worker and dimension).
     progress : bool, optional
         A tqdm bar on stderr (default: when stderr is a terminal).
+    scheduler : str, optional
+        Where the units run (:func:`certified.studies.engine.open_engine`): None (local
+        processes), "local" (a Dask LocalCluster) or a Dask scheduler address. The
+        result does not depend on it.
 
     Returns
     -------
@@ -164,19 +173,14 @@ def census(dims: Iterable[int] = DEFAULT_DIMS, samples: int = 10_000, seed: int 
 
         bar = tqdm(total=samples * len(dims), unit="matrix", file=sys.stderr,
                    desc="ginibre")
-    if workers == 1:
-        for d, a, b in jobs:
-            result[d].add(classify_range(d, a, b, seed))
+    with open_engine(scheduler, workers) as engine:
+        if bar is not None:
+            bar.set_description(f"ginibre ({engine.description})")
+        for part in engine.map_unordered(_classify_job, [(d, a, b, seed)
+                                                          for d, a, b in jobs]):
+            result[part["d"]].add(part)
             if bar is not None:
-                bar.update(b - a)
-    else:
-        with worker_pool(workers) as pool:  # one BLAS thread per process
-            futs = [pool.submit(classify_range, d, a, b, seed) for d, a, b in jobs]
-            for fut in as_completed(futs):
-                part = fut.result()
-                result[part["d"]].add(part)
-                if bar is not None:
-                    bar.update(part["stop"] - part["start"])
+                bar.update(part["stop"] - part["start"])
     if bar is not None:
         bar.close()
     return {"seed": seed, "samples": samples, "workers": workers,

@@ -69,7 +69,7 @@ def feedforward_run(V: np.ndarray, W: np.ndarray, sigma: str, X0: np.ndarray, T:
     ``form="z"``: ż_i = W σ(V Σ_j P_ij (z_j − z_i)) as written in
     ``shared/paper/theorems.md``, P from the scores of x = e^{tV}z. ``form="x"``:
     ẋ_i = W σ(V Σ_j P_ij x_j) (σ applied to the attention output, as in a transformer
-    layer), reported as z = e^{−tV}x. Without σ and W both are the same dynamics.
+    layer), reported as z = $e^{-tV}x$. Without σ and W both are the same dynamics.
 
     Parameters
     ----------
@@ -92,7 +92,7 @@ def feedforward_run(V: np.ndarray, W: np.ndarray, sigma: str, X0: np.ndarray, T:
     marks = sorted({int(round(s * steps / (snapshots - 1))) for s in range(snapshots)})
     run = approx_variant(inst, T, h=h, times=[k * h for k in marks])
     times = run["times"]
-    # the x-form runs in x; its pictures and measures are in z = e^{−tV}x
+    # the x-form runs in x; its pictures and measures are in z = $e^{-tV}x$
     snaps = [Z @ expm_float(-t * V).T if form == "x" else Z
              for t, Z in zip(times, run["tokens"])]
     phi = _left_leading(V)
@@ -222,7 +222,7 @@ def plot_weight_sharing(study: dict[str, list[LayeredRun]], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # lazy: optional dependency (the plot extra)
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
     for name, runs in study.items():
         ks = runs[0].steps
         lead = [np.mean([np.mean(r.leaders[i]) for r in runs if i < len(r.steps)])
@@ -238,7 +238,6 @@ def plot_weight_sharing(study: dict[str, list[LayeredRun]], path: str) -> None:
     fig.suptitle("all-MiniLM-L6-v2 attention only (no biases, LayerNorm, MLP), Δt = 1, from "
                  "the model's embeddings of the shipped sentences (approximate, float64)",
                  fontsize=9)
-    fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -251,7 +250,8 @@ def plot_section_12_2(runs: list[FFRun], path: str) -> None:
     import matplotlib.pyplot as plt  # lazy: optional dependency (the plot extra)
 
     cols = len(runs[0].times)
-    fig, axes = plt.subplots(len(runs), cols, figsize=(3.2 * cols, 3.0 * len(runs)))
+    fig, axes = plt.subplots(len(runs), cols, figsize=(3.2 * cols, 3.0 * len(runs)),
+                             layout="constrained")
     phi = _left_leading(AUTHORS_V2)
     for r, run in enumerate(runs):
         lim = 1.05 * max(np.abs(run.Z[0]).max(), 1e-9)
@@ -276,8 +276,7 @@ def plot_section_12_2(runs: list[FFRun], path: str) -> None:
                          transform=axes[r, -1].transAxes, fontsize=7, va="bottom")
     fig.suptitle("Section 12.2 feed-forward variant (approximate, float64 RK4), authors' V, "
                  "Q = K = I, n = 20 in [−5, 5]²\nz-form: ż = W σ(V Σ_j P_ij (z_j − z_i));  "
-                 "x-form: ẋ = W σ(V Σ_j P_ij x_j), shown in z = e^{−tV}x", fontsize=9)
-    fig.tight_layout()
+                 "x-form: ẋ = W σ(V Σ_j P_ij x_j), shown in z = $e^{-tV}x$", fontsize=9)
     fig.savefig(path, dpi=110)
     plt.close(fig)
 

@@ -24,18 +24,19 @@ import hashlib
 import json
 import sys
 import time
-from concurrent.futures import as_completed
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hseed
 from tqdm import tqdm
 
 from certified.approx.float64 import approx_theorem_4_2
 from certified.errors import InputError
 from certified.exact.instance import Instance
-from certified.studies.parallel import usable_cores, worker_pool
+from certified.studies.engine import open_engine
 from certified.studies.strategies import inside, violating
 from certified.verdict.certify import certify
 
@@ -70,9 +71,6 @@ def family_instance(family: str, index: int, *, n: int = 3, d: int = 2, seed: in
 def strategy_instances(theorem: str, count: int, *, violate: str | None = None,
                        seed: int = 0, **options: Any) -> list[Instance]:
     """``count`` instances drawn from a strategy under a fixed seed (no database)."""
-    # lazy: optional dependency (hypothesis)
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hseed  # lazy: optional dependency (hypothesis)
 
 
     strat = violating(theorem, violate, **options) if violate else inside(theorem, **options)
@@ -89,18 +87,20 @@ def strategy_instances(theorem: str, count: int, *, violate: str | None = None,
     return out[:count]
 
 
-def _one(payload: tuple[int, dict[str, Any], str, float, int]) -> dict[str, Any]:
-
-    index, inst_json, theorem, budget, digits = payload
+def _one(payload: tuple[int, dict[str, Any], str, Any, int, float | None]) -> dict[str, Any]:
+    """One instance's row: a pure function of its payload (the verdict depends on the
+    t budget, never on the machine: a task that runs twice gives the same row)."""
+    index, inst_json, theorem, t_max, digits, cap = payload
     inst = Instance.from_json(inst_json)
     t0 = time.perf_counter()
-    v = certify(inst, theorem, digits=digits, t_max=6, max_seconds=budget, refine_t=0)
+    v = certify(inst, theorem, digits=digits, t_max=t_max, max_seconds=cap, refine_t=0)
     traj = v.trajectory
     rank = None
     for src in (v.limit, v.evidence):
         if isinstance(src, dict) and "attention_rank" in src:
             rank = src["attention_rank"]
-    row = {"index": index, "verdict": v.verdict, "reason": v.reason, "attention_rank": rank,
+    row = {"index": index, "theorem": v.theorem, "verdict": str(v.verdict), "reason": v.reason,
+           "attention_rank": rank,
            "seconds": round(time.perf_counter() - t0, 3),
            "bits": getattr(traj, "bits", None),
            "certified_until": str(getattr(traj, "certified_until", "")),
@@ -111,12 +111,29 @@ def _one(payload: tuple[int, dict[str, Any], str, float, int]) -> dict[str, Any]
     return row
 
 
-def sweep(instances: list[Instance], theorem: str, out: str | Path, *, budget: float = 5.0,
+def sweep(instances: list[Instance], theorem: str, out: str | Path, *,
+          t_max: Fraction | int | str = 6, max_seconds: float | None = None,
           digits: int = 20, workers: int | None = None, records: str | Path | None = None,
-          progress: bool | None = None) -> list[dict[str, Any]]:
+          progress: bool | None = None, scheduler: str | None = None,
+          labels: list[str] | None = None) -> list[dict[str, Any]]:
     """Certify every instance (resuming from ``out``, a JSON-lines file); return all rows.
 
-    Refuted instances are saved as audit records in ``records`` (if given).
+    Parameters
+    ----------
+    t_max : number
+        The deterministic budget of each instance: the latest time a lemma is tried.
+    max_seconds : float, optional
+        Outer wall-clock cap of each instance (reaching it gives undecided, "wall-clock
+        cap").
+    labels : list of str, optional
+        A label per instance (e.g. its file), stored in its row as ``"file"``.
+    scheduler : str, optional
+        Where the tasks run (:func:`certified.studies.engine.open_engine`): None (local
+        processes), "local" (a Dask LocalCluster) or a Dask scheduler address.
+
+    Rows are appended to ``out`` as they finish, once per instance (a row already there
+    is never computed or written again). Refuted instances are saved as audit records in
+    ``records`` (if given).
     """
     out = Path(out)
     done: dict[int, dict[str, Any]] = {}
@@ -131,17 +148,24 @@ def sweep(instances: list[Instance], theorem: str, out: str | Path, *, budget: f
                 raise InputError(str(out), f"line {k} is not a results row",
                                  "a JSON-lines file written by certified explore, or a new "
                                  "path") from None
-    todo = [(i, inst.to_json(), theorem, budget, digits) for i, inst in enumerate(instances)
-            if i not in done]
-    workers = workers or usable_cores()
+    todo = [(i, inst.to_json(), theorem, str(t_max), digits, max_seconds)
+            for i, inst in enumerate(instances) if i not in done]
+    label = {i: lab for i, lab in enumerate(labels)} if labels is not None else {}
     if progress is None:
         progress = sys.stderr.isatty()
     bar = None
     if progress:
 
         bar = tqdm(total=len(instances), initial=len(done), unit="instance", file=sys.stderr)
-    with out.open("a", encoding="utf-8") as fh:
+    with out.open("a", encoding="utf-8") as fh, open_engine(scheduler, workers) as engine:
+        if bar is not None:
+            bar.set_description(engine.description)
+
         def keep(row: dict[str, Any]) -> None:
+            if row["index"] in done:  # a task Dask ran twice: the first row stands
+                return
+            if row["index"] in label:
+                row = {"file": label[row["index"]], **row}
             fh.write(json.dumps(row) + "\n")
             fh.flush()  # an interrupted sweep keeps every finished row
             done[row["index"]] = row
@@ -150,13 +174,8 @@ def sweep(instances: list[Instance], theorem: str, out: str | Path, *, budget: f
             if bar is not None:
                 bar.update(1)
 
-        if workers == 1:
-            for p in todo:
-                keep(_one(p))
-        else:
-            with worker_pool(workers) as pool:  # one BLAS thread per process
-                for fut in as_completed([pool.submit(_one, p) for p in todo]):
-                    keep(fut.result())
+        for row in engine.map_unordered(_one, todo):
+            keep(row)
     if bar is not None:
         bar.close()
     return [done[i] for i in sorted(done)]

@@ -2,7 +2,7 @@
 
 A public façade built only on hypothesis' public API. Every strategy yields a
 :class:`certified.Instance` with exact rational entries, and states its guarantee: what
-[Foundation]'s :func:`certified.classify` will say about it (tested in
+:func:`certified.classify`'s :func:`certified.classify` will say about it (tested in
 ``tests/properties/test_strategies.py``). Options are keyword-only.
 
 Shrinking goes toward small n and d, toward 0 and small integers in the tokens, and toward
@@ -297,3 +297,12 @@ def violating(theorem: str, hypothesis: str, *, n: int | tuple[int, int] = (2, 4
             hypothesis == "QK_nonsymmetric":
         d = (max(2, d), max(2, d)) if isinstance(d, int) else (max(2, d[0]), max(2, d[1]))
     return _inside(theorem, n, d, k, max_abs, max_denominator, "any", hypothesis)
+
+
+def _any_instance() -> st.SearchStrategy[Instance]:
+    """Instances inside any of the five theorems' hypotheses (for ``st.from_type``)."""
+    return st.one_of(*(inside(t) for t in THEOREMS))
+
+
+# ``st.from_type(Instance)`` and ``@given(inst=...)`` with type hints draw from here.
+st.register_type_strategy(Instance, st.deferred(_any_instance))

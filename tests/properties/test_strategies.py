@@ -1,11 +1,12 @@
-"""Each strategy's output, re-classified by [Foundation]: the stated guarantee holds."""
+"""Each strategy's output, re-classified by :func:`certified.classify`: the stated guarantee holds."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from certified import classify
+from certified import Instance, classify
 from certified.strategies import THEOREMS, VIOLATIONS, inside, violating
 
 N = max(10, settings.default.max_examples // 3)  # ci: 13; --hypothesis-profile=thorough: 333
@@ -87,3 +88,11 @@ def test_bad_arguments():
         inside("9.9")
     with pytest.raises(ValueError, match="split"):
         inside("4.2", kind="split")
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(st.from_type(Instance))
+def test_instance_has_a_registered_strategy_inside_some_theorem(inst):
+    """``st.from_type(Instance)`` draws instances inside some theorem's hypotheses."""
+    report = classify(inst)
+    assert any(report.theorems[t].hypotheses_hold for t in THEOREMS)

@@ -38,7 +38,7 @@ def test_sweep_resumes_where_it_stopped(tmp_path, monkeypatch):
 
     def counting(p):
         calls.append(p[0])
-        return real((p[0], p[1], p[2], 0.5, p[4]))  # a tiny budget: undecided is fine
+        return real((p[0], p[1], p[2], "1/4", p[4], None))  # t ≤ 1/4: undecided is fine
 
     monkeypatch.setattr(ex, "_one", counting)
     out = tmp_path / "rows.jsonl"
@@ -91,7 +91,7 @@ def test_cli_errors(tmp_path, capsys, args, hint):
 
 def test_cli_small_sweep(tmp_path, capsys):
     out = tmp_path / "rows.jsonl"
-    code = main(["explore", "--strategy", "2.1", "--samples", "2", "--budget", "3",
+    code = main(["explore", "--strategy", "2.1", "--samples", "2", "--t-max", "1/2",
                  "--workers", "1", "--out", str(out)])
     printed, _ = capsys.readouterr()
     assert code == 0
