@@ -70,10 +70,29 @@ def _bounds_arrays(bk: Any, arrays: list[np.ndarray]) -> tuple[np.ndarray, np.nd
     return lo, hi
 
 
+class _Summarized:
+    """Results print as their summary, in a terminal and in a notebook."""
+
+    def summary(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self.summary().splitlines()[0]}>"
+
+    def _repr_markdown_(self) -> str:
+        return "```\n" + self.summary() + "\n```"
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + html.escape(self.summary()) + "</pre>"
+
+
 # -- verify -----------------------------------------------------------------------------
 
-@dataclass
-class VerifyResult:
+@dataclass(repr=False)
+class VerifyResult(_Summarized):
     """The outcome of :func:`verify`.
 
     Attributes
@@ -123,14 +142,6 @@ class VerifyResult:
         """A few lines for people: verdict, lemma and time, limits to a few digits."""
         return summary_lines(self.certificate)
 
-    def __str__(self) -> str:
-        return self.summary()
-
-    def _repr_markdown_(self) -> str:
-        return "```\n" + self.summary() + "\n```"
-
-    def _repr_html_(self) -> str:
-        return "<pre>" + html.escape(self.summary()) + "</pre>"
 
 
 def _short(pair: list[str], digits: int = 6) -> str:
@@ -205,8 +216,8 @@ def verify(instance: Instance | str | Path | Mapping[str, Any], theorem: str = "
 
 # -- simulate ---------------------------------------------------------------------------
 
-@dataclass
-class SimulateResult:
+@dataclass(repr=False)
+class SimulateResult(_Summarized):
     """Certified enclosures of a trajectory, in the shape of ``solve_ivp``'s result.
 
     Attributes
@@ -279,14 +290,6 @@ class SimulateResult:
         return (f"{self.message}\n{len(self.t)} reported times; largest radius "
                 f"{float(np.max(self.rad)) if self.rad.size else 0:.3g} ({self.variable})")
 
-    def __str__(self) -> str:
-        return self.summary()
-
-    def _repr_markdown_(self) -> str:
-        return "```\n" + self.summary() + "\n```"
-
-    def _repr_html_(self) -> str:
-        return "<pre>" + html.escape(self.summary()) + "</pre>"
 
 
 def _dense(traj: Trajectory, t: Fraction, variable: str) -> tuple[np.ndarray, np.ndarray]:

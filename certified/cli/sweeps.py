@@ -20,6 +20,22 @@ from certified.cli.common import (
 __all__ = ['batch', 'explore', 'ginibre']
 
 
+# Options shared by the sweep commands (one definition each).
+_T_MAX = click.option("--t-max", "t_max", default="6", show_default=True,
+                      help="Per instance: the latest time a tail lemma is tried "
+                      "(deterministic).")
+_MAX_SECONDS = click.option("--max-seconds", "max_seconds",
+                            type=click.FloatRange(min=0, min_open=True), default=None,
+                            help="Per instance: an outer wall-clock cap (undecided, "
+                            "'wall-clock cap', when reached). Default: none.")
+_WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,
+                        help="Processes (default: the cores this process may use).")
+_SCHEDULER = click.option("--scheduler", default=None,
+                          help="Run on Dask: 'local' (a LocalCluster of --workers processes) "
+                          "or the address of a running scheduler (tcp://host:port). "
+                          "Default: local processes.")
+
+
 @click.command()
 @click.option("--family", type=click.Choice(["section-12.1", "section-12.1-paranormal",
                                             "attention-boolean"]),
@@ -36,16 +52,10 @@ __all__ = ['batch', 'explore', 'ginibre']
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--spread", type=click.FloatRange(min=0, min_open=True), default=3.0,
               show_default=True, help="Tokens uniform in [-spread, spread]^d (families).")
-@click.option("--t-max", "t_max", default="6", show_default=True,
-              help="Per instance: the latest time a tail lemma is tried (deterministic).")
-@click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),
-              default=None, help="Per instance: an outer wall-clock cap (undecided, "
-              "'wall-clock cap', when reached). Default: none.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes (default: the cores this process may use).")
-@click.option("--scheduler", default=None,
-              help="Run on Dask: 'local' (a LocalCluster of --workers processes) or the "
-              "address of a running scheduler (tcp://host:port). Default: local processes.")
+@_T_MAX
+@_MAX_SECONDS
+@_WORKERS
+@_SCHEDULER
 @click.option("--out", callback=_out_path, required=True,
               help="Results as JSON lines (appended; a rerun resumes).")
 @click.option("--records", default=None, help="Folder for audit records of refuted instances.")
@@ -107,11 +117,8 @@ def explore(family: str | None, theorem: str | None, violate: str | None, sample
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed of the ensemble: sample i of dimension d is "
                    "default_rng([seed, d, i]).standard_normal((d, d)).")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes (default: the cores this process may use).")
-@click.option("--scheduler", default=None,
-              help="Run on Dask: 'local' (a LocalCluster of --workers processes) or the "
-              "address of a running scheduler (tcp://host:port). Default: local processes.")
+@_WORKERS
+@_SCHEDULER
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @click.option("--out", callback=_out_path, default=None,
@@ -158,15 +165,10 @@ def batch() -> None:
 @click.option("--theorem", type=click.Choice(["2.1", "3.1", "4.2", "5.2", "8.5", "auto"]),
               default="auto", show_default=True)
 @click.option("--digits", type=int, default=20, show_default=True)
-@click.option("--t-max", "t_max", default="6", show_default=True,
-              help="Per instance: the latest time a tail lemma is tried (deterministic).")
-@click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),
-              default=None, help="Per instance: an outer wall-clock cap. Default: none.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes (default: the cores this process may use).")
-@click.option("--scheduler", default=None,
-              help="Run on Dask: 'local' (a LocalCluster of --workers processes) or the "
-              "address of a running scheduler (tcp://host:port). Default: local processes.")
+@_T_MAX
+@_MAX_SECONDS
+@_WORKERS
+@_SCHEDULER
 @click.option("--out", callback=_out_path, required=True,
               help="One JSON line per file (appended; a rerun skips the files done).")
 def batch_verify(files: tuple[str, ...], theorem: str, digits: int, t_max: str,

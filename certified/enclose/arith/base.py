@@ -133,27 +133,26 @@ class Arithmetic(abc.ABC):
 
 
 class Backend(Arithmetic):
-    """A rigorous interval arithmetic (see the module's containment contract)."""
+    """A rigorous interval arithmetic (see the module's containment contract).
+
+    The operations declared by :class:`Arithmetic` carry the contract here:
+
+    * ``workprec``: Context manager running its block at ``bits`` of working precision.
+    * ``const``: An interval containing the rational ``q`` (exact when representable).
+    * ``exp``: exp over the interval.
+    * ``mid_point``: An exact point (width 0) inside x, near its center.
+    * ``complex_box``: A complex interval containing re + i·im (re, im real intervals).
+    * ``is_complex``: True for a complex interval.
+    * ``re_im``: Real intervals containing the real and imaginary parts.
+    """
 
     # -- precision -------------------------------------------------------------------
-    @abc.abstractmethod
-    def workprec(self, bits: int) -> AbstractContextManager[None]:
-        """Context manager running its block at ``bits`` of working precision."""
-
     # -- construction ------------------------------------------------------------------
-    @abc.abstractmethod
-    def const(self, q: Fraction) -> Any:
-        """An interval containing the rational ``q`` (exact when representable)."""
-
     @abc.abstractmethod
     def interval(self, lo: Fraction, hi: Fraction) -> Any:
         """An interval containing [lo, hi]."""
 
     # -- elementary functions ------------------------------------------------------------
-    @abc.abstractmethod
-    def exp(self, x: Any) -> Any:
-        """exp over the interval."""
-
     @abc.abstractmethod
     def sqrt(self, x: Any) -> Any:
         """sqrt over the (non-negative) interval."""
@@ -162,10 +161,6 @@ class Backend(Arithmetic):
     @abc.abstractmethod
     def bounds(self, x: Any) -> tuple[Fraction, Fraction]:
         """Exact rational endpoints (lo, hi) with x ⊆ [lo, hi]; raises if not finite."""
-
-    @abc.abstractmethod
-    def mid_point(self, x: Any) -> Any:
-        """An exact point (width 0) inside x, near its center."""
 
     @abc.abstractmethod
     def is_finite(self, x: Any) -> bool:
@@ -184,18 +179,6 @@ class Backend(Arithmetic):
         """An interval containing a ∪ b."""
 
     # -- complex intervals (for the Cauchy remainder, Lemma I6) ------------------------
-    @abc.abstractmethod
-    def complex_box(self, re: Any, im: Any) -> Any:
-        """A complex interval containing re + i·im (re, im real intervals)."""
-
-    @abc.abstractmethod
-    def is_complex(self, x: Any) -> bool:
-        """True for a complex interval."""
-
-    @abc.abstractmethod
-    def re_im(self, x: Any) -> tuple[Any, Any]:
-        """Real intervals containing the real and imaginary parts."""
-
     def unit_clip(self, x: Any) -> Any:
         """x ∩ [0, 1], for an enclosure of a real quantity known to lie in [0, 1] (a softmax
         weight); [0, 1] itself when x is not finite (an overflowed enclosure still encloses
