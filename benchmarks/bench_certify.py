@@ -70,7 +70,7 @@ def main() -> None:
         inst = instance(n, d)
         Tf = float_first_T(inst)
         t0 = time.perf_counter()
-        v = certify(inst, "3.1", digits=30, max_seconds=budget, refine_seconds=0)
+        v = certify(inst, "3.1", digits=30, max_seconds=budget, refine_t=0)
         wall = time.perf_counter() - t0
         tr = v.trajectory
         Tfirst = v.timescale["T_first"] if v.timescale else "—"

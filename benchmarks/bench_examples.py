@@ -1,4 +1,4 @@
-"""Wall-clock to the first verdict (refine_seconds=0) on the shipped examples, 30 digits.
+"""Wall-clock to the first verdict (refine_t=0) on the shipped examples, 30 digits.
 
 Usage: python benchmarks/bench_examples.py
 """
@@ -19,7 +19,7 @@ for name, thm in CASES:
     t0 = time.perf_counter()
     # 240 s: the V ≠ λI examples integrate in x (Lemmas T7, T8) and need 100–210 s.
     v = certify(Instance.load(f"examples/{name}.json"), thm, digits=30, max_seconds=240,
-                refine_seconds=0, t_max=4)
+                refine_t=0, t_max=4)
     wall = time.perf_counter() - t0
     T = v.timescale.get("T_first", v.timescale.get("T")) if v.timescale else "—"
     print(f"| {name} | {thm} | {v.verdict} | {T} | {wall:.1f} |", flush=True)

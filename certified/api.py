@@ -1,7 +1,7 @@
 """The Python API: :func:`verify` and :func:`simulate`, shaped like ``scipy.integrate``.
 
-Both take an :class:`~certified.exact.instance.Instance` (or anything
-:meth:`Instance.from_any` accepts: a path to an instance file, its JSON as a dict) and
+Both take an :class:`~certified.exact.instance.Instance`, a path to an instance file,
+or its JSON as a dict, and
 return result objects with a short summary (``str()``, and ``_repr_markdown_`` /
 ``_repr_html_`` in notebooks).
 
@@ -176,8 +176,8 @@ def summary_lines(cert: Mapping[str, Any]) -> str:
 
 def verify(instance: Instance | str | Path | Mapping[str, Any], theorem: str = "auto", *,
            digits: int = 30, t_max: Fraction | int | str = 8,
-           max_seconds: float | None = None, backend: str = "flint",
-           progress: bool = False) -> VerifyResult:
+           refine_t: Fraction | int | str = 1, max_seconds: float | None = None,
+           backend: str = "flint", progress: bool = False) -> VerifyResult:
     """Certify or refute a theorem's limit statement on ``instance``.
 
     Parameters
@@ -188,6 +188,9 @@ def verify(instance: Instance | str | Path | Mapping[str, Any], theorem: str = "
         Working precision (decimal digits; see :class:`~certified.precision.Precision`).
     t_max : number
         Latest time at which a tail lemma is tried (a deterministic budget).
+    refine_t : number
+        After the first verdict at T₁, integrate at most to T₁ + refine_t to tighten the
+        limits (0: stop at the first verdict).
     max_seconds : float, optional
         Outer wall-clock safety cap; reaching it gives ``UNDECIDED`` with reason
         "wall-clock cap", never a different certified result.
@@ -210,7 +213,8 @@ def verify(instance: Instance | str | Path | Mapping[str, Any], theorem: str = "
     """
     inst = _instance(instance)
     v = certify(inst, theorem, precision=Precision.build(digits), t_max=t_max,
-                max_seconds=max_seconds, backend=backend, progress=progress)
+                refine_t=refine_t, max_seconds=max_seconds, backend=backend,
+                progress=progress)
     return VerifyResult(Verdict(v.verdict), v.theorem, v.reason, v.limit, v)
 
 

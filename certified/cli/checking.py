@@ -27,9 +27,9 @@ __all__ = ['check', 'audit']
 def check(ctx: click.Context, cert: str, workers: int | None, fmt: str) -> None:
     """Re-verify the certificate CERT independently (``certified.checker``).
 
-    Replays every validated step in the checker's own arithmetic (Python integers and
-    mpmath's directed rounding, no Arb), re-checks the tail lemma and the verdict, and
-    recomputes the digest. Prints one line (or the JSON report with --format json). Exit
+    Replays every validated step in the checker's own arithmetic (Python integers,
+    mpmath's directed rounding and binary64 balls with every rounding counted; no Arb),
+    re-checks the tail lemma and the verdict, and recomputes the digest. Prints one line (or the JSON report with --format json). Exit
     status 0 valid, 1 invalid (the first failure, as "Expected … Got …"), 2 unreadable or
     malformed.
     """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import click
@@ -103,8 +104,8 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
     if fmt == "json":
         click.echo(text)
         return
-    worst = max((float(hi) - float(lo) for tok in doc["tokens"] for row in tok
-                 for lo, hi in row), default=0.0) / 2
+    worst = float(max((Fraction(hi) - Fraction(lo) for tok in doc["tokens"] for row in tok
+                       for lo, hi in row), default=Fraction(0)) / 2)
     click.echo(f"certified until t = {doc['certified_until']} ({doc['stop_reason']})")
     click.echo(f"{len(doc['times'])} reported time(s) in {doc['variable']}; largest radius "
                f"{worst:.3g}; {doc['method']['steps']} validated steps at "

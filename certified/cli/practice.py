@@ -62,7 +62,7 @@ def weights(layers: str | None, heads: str | None, layer_sums: bool, fmt: str,
 @click.option("--sentences", "sentences_file", default=None,
               type=click.Path(dir_okay=False),
               help="Text file, one sentence per line (default: the shipped "
-                   "examples/sentences.txt).")
+                   "certified/data/sentences.txt).")
 @click.option("--layers", type=click.IntRange(min=1, max=10_000), default=40,
               show_default=True, help="Layers of the idealized one-head iteration.")
 @click.option("--dt", type=click.FloatRange(min=0, min_open=True), default=1.0,

@@ -41,9 +41,9 @@ _SCHEDULER = click.option("--scheduler", default=None,
                                             "attention-boolean"]),
               default=None, help="A numpy-seeded family (uniform sampling).")
 @click.option("--strategy", "theorem", type=click.Choice(["2.1", "3.1", "4.2", "5.2", "8.5"]),
-              default=None, help="Draw from certified.studies.strategies.inside(THEOREM) instead.")
+              default=None, help="Draw from certified.strategies.inside(THEOREM) instead.")
 @click.option("--violate", default=None, help="With --strategy: a hypothesis to violate "
-              "(certified.studies.strategies.VIOLATIONS).")
+              "(certified.strategies.VIOLATIONS).")
 @click.option("--samples", type=click.IntRange(min=1), default=200, show_default=True)
 @click.option("--n", "n_tokens", type=click.IntRange(min=1, max=64), default=3,
               show_default=True, help="Tokens per instance (families).")
@@ -92,7 +92,7 @@ def explore(family: str | None, theorem: str | None, violate: str | None, sample
         insts = [family_instance(family, i, n=n_tokens, d=dim, seed=seed, spread=spread)
                  for i in range(samples)]
     else:
-        from certified.studies.strategies import VIOLATIONS  # lazy: CLI startup
+        from certified.strategies import VIOLATIONS  # lazy: CLI startup
 
         if violate is not None and (violate not in VIOLATIONS or
                                     theorem not in VIOLATIONS[violate][0]):

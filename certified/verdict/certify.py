@@ -135,7 +135,7 @@ def _auto_theorem(inst: Instance, report: Any) -> str:
 
 
 def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
-            t_max: Fraction | int | str = 8, max_seconds: float | None = 120.0,
+            t_max: Fraction | int | str = 8, max_seconds: float | None = None,
             backend: str = "flint", check_every: Fraction = Fraction(1, 8),
             max_bits: int | None = None, refine_t: Fraction | int | str = 1,
             progress: bool = False, precision: Precision | None = None) -> Verification:
@@ -151,8 +151,8 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     t_max : number
         Latest time T at which a tail lemma may be tried.
     max_seconds : float or None
-        Outer wall-clock safety cap. Reaching it gives ``undecided`` with the reason
-        "wall-clock cap", never a different certified result.
+        Outer wall-clock safety cap (default: none). Reaching it gives ``undecided`` with
+        the reason "wall-clock cap", never a different certified result.
     backend : {"flint", "mpmath"}
     check_every : Fraction
         Try the tail lemma whenever t has advanced by this much.
@@ -162,9 +162,11 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
         The run's precision, built once by the caller (then ``digits`` and ``max_bits``
         are ignored).
     refine_t : number
-        After the first time T₁ a tail lemma holds, keep integrating (for tighter
-        limits, until they are enclosed to 10^-digits) up to t = T₁ + refine_t at most
-        (and t_max); 0 stops at the first success. A budget in t: deterministic.
+        After the first time T₁ a tail lemma holds, keep integrating for tighter limits:
+        stop early once the lemma's own bound is ≤ 10^-digits (δ₀ for T4/T8, the limit
+        intervals for T7), else at t = T₁ + refine_t (or t_max); 0 stops at the first
+        success. A budget in t: deterministic. The limits' widths at the stop are what the
+        lemma proves there, and may be wider than 10^-digits.
 
     Returns
     -------
