@@ -7,7 +7,7 @@ comparison in the same script, T_float: the first check time at which the lemma'
 hypotheses hold on a float64 RK4 run (no rigor; what the integrator has to reach), and
 how far the validated integration got.
 
-Usage: python benchmarks/bench_certify.py [--budget SECONDS] [--quick]
+Usage: python benchmarks/bench_certify.py [--budget SECONDS] [--quick] [--markdown]
 """
 
 from __future__ import annotations
@@ -60,9 +60,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--budget", type=float, default=120.0)
     ap.add_argument("--quick", action="store_true", help="only (8, 2), 30 s")
+    ap.add_argument("--markdown", action="store_true",
+                    help="print the table as markdown with a date/commit/machine header")
     args = ap.parse_args()
     cases = [(8, 2), (20, 2), (32, 3)] if not args.quick else [(8, 2)]
     budget = 30.0 if args.quick else args.budget
+    if args.markdown:  # the table below is markdown already
+        from mdheader import header
+
+        print(header())
     print("| (n, d) | verdict | T_first | wall to verdict (s) | T_float (float run) | "
           "certified_until | steps |")
     print("|---|---|---|---|---|---|---|")

@@ -8,7 +8,7 @@ the chunked one of Lemma C12), their ratios to production, certificate size, and
 it checked valid.
 
 Run: ``python benchmarks/bench_checker.py [--quick | --only-83 | --only NAME …]
-[--budget 120] [--workers 1 2]``
+[--budget 120] [--workers 1 2] [--markdown]``
 """
 
 from __future__ import annotations
@@ -55,8 +55,14 @@ def main() -> None:
     ap.add_argument("--only", nargs="+", metavar="NAME",
                     help="these examples only (file names without .json; theorem 'auto' "
                          "unless listed above)")
+    ap.add_argument("--markdown", action="store_true",
+                    help="print the table as markdown with a date/commit/machine header")
     args = ap.parse_args()
     digits = 15 if args.quick else 30
+    if args.markdown:  # the table below is markdown already
+        from mdheader import header
+
+        print(header())
     chosen = EXAMPLES[:2] if args.quick else EXAMPLES
     if args.only:
         known = dict(EXAMPLES) | ONLY

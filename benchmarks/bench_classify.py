@@ -3,7 +3,7 @@
 Measures, in one process, ``certified.classify`` on instances whose V is a float32
 matrix (every entry an exact binary rational, as in a trained model), against the
 baseline ``numpy.linalg.eigvals`` (float64, non-rigorous) on the same matrix, and
-reports the ratio. Run: ``python benchmarks/bench_classify.py [--samples N]``.
+reports the ratio. Run: ``python benchmarks/bench_classify.py [--samples N] [--markdown]``.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ def main() -> None:
     ap.add_argument("--d", type=int, default=128)
     ap.add_argument("--samples", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--markdown", action="store_true",
+                    help="print the table as markdown with a date/commit/machine header")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     d = args.d
@@ -47,6 +49,22 @@ def main() -> None:
             t_all, rep = timed(classify, inst)
             rows.append((kind, t_all, t_spec + t_dom, t_base,
                          rep.theorems["4.2"].hypotheses_hold))
+    if args.markdown:
+        from mdheader import header
+
+        print(header())
+        print(f"| V ({d}×{d}, float32 entries), {args.samples} samples | `classify` median (max) "
+              "| exact spectrum + dominance | numpy `eigvals` (float64, not rigorous) | ratio "
+              "| Def. 4.1 holds |\n|---|---|---|---|---|---|")
+        for kind in ("ginibre", "positive (Perron-Frobenius)"):
+            sel = [r for r in rows if r[0] == kind]
+            med = statistics.median(r[1] for r in sel)
+            spec = statistics.median(r[2] for r in sel)
+            base = statistics.median(r[3] for r in sel)
+            print(f"| {kind} | {med:.2f} s ({max(r[1] for r in sel):.2f} s) | {spec:.2f} s | "
+                  f"{base * 1e3:.1f} ms | {med / base:.3g}× | "
+                  f"{sum(r[4] for r in sel)}/{len(sel)} |")
+        return
     print(f"classify, d = {d}, {args.samples} samples per kind (seconds; ratio = "
           f"classify / numpy.linalg.eigvals, same matrix, same process)")
     for kind in ("ginibre", "positive (Perron-Frobenius)"):

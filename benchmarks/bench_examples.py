@@ -1,8 +1,11 @@
 """Wall-clock to the first verdict (refine_t=0) on the shipped examples, 30 digits.
 
-Usage: python benchmarks/bench_examples.py
+Usage: python benchmarks/bench_examples.py [--markdown]
 """
 
+import argparse
+import os
+import sys
 import time
 
 from certified import Instance
@@ -13,6 +16,15 @@ CASES = [("thm2_1_one_dimensional", "2.1"), ("thm3_1_identity", "3.1"),
          ("thm4_2_authors_2x2", "4.2"), ("thm4_2_complex_subdominant", "4.2"),
          ("thm5_2_one_dimensional_F", "5.2"), ("thm5_2_two_clusters_in_F", "5.2")]
 
+ap = argparse.ArgumentParser(description=__doc__)
+ap.add_argument("--markdown", action="store_true",
+                help="print the table as markdown with a date/commit/machine header")
+args = ap.parse_args()
+if args.markdown:  # the table below is markdown already
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from mdheader import header
+
+    print(header())
 print("| example | theorem | verdict | T_first | wall (s) |")
 print("|---|---|---|---|---|")
 for name, thm in CASES:

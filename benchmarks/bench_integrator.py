@@ -6,7 +6,7 @@ then ``certified_until`` says how far it got), and, in the same process, two rat
 (2, 2): flint vs mpmath backends, and certified flint vs ``mpmath.odefun`` (not rigorous)
 at the same digits to the same time.
 
-Run: ``python benchmarks/bench_integrator.py [--budget 120] [--quick]``
+Run: ``python benchmarks/bench_integrator.py [--budget 120] [--quick] [--markdown]``
 """
 
 from __future__ import annotations
@@ -67,16 +67,32 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--budget", type=float, default=120.0)
     ap.add_argument("--quick", action="store_true", help="only the ratios and (2, 2)")
+    ap.add_argument("--markdown", action="store_true",
+                    help="print the table as markdown with a date/commit/machine header")
     args = ap.parse_args()
-    print("V = I, Q = K = I, tokens uniform in [-1,1]^d (seed 0), T = 3")
-    print(f"{'(n,d)':>8} {'digits':>6} {'certified until':>16} {'wall s':>8} {'steps':>6} "
-          f"{'max radius at certified_until':>30}")
+    md = args.markdown
+    if md:
+        from mdheader import header
+
+        print(header())
+        print(f"V = I, Q = K = I, tokens uniform in [−1, 1]^d (seed 0), target T = 3, each run "
+              f"capped at {args.budget:g} s of wall time; flint backend.\n\n"
+              "| (n, d) | digits | certified until | wall | steps | max radius at "
+              "`certified_until` |\n|---|---|---|---|---|---|")
+    else:
+        print("V = I, Q = K = I, tokens uniform in [-1,1]^d (seed 0), T = 3")
+        print(f"{'(n,d)':>8} {'digits':>6} {'certified until':>16} {'wall s':>8} {'steps':>6} "
+              f"{'max radius at certified_until':>30}")
     configs = [(2, 2)] if args.quick else [(2, 2), (8, 3), (32, 4)]
     for n, d in configs:
         for digits in (30, 100):
             tr, wall = run(instance(n, d), 3, digits, budget=args.budget)
             box = tr.final_box()
             rad = float(tr.backend.max_rad(box)) if box is not None else float("nan")
+            if md:
+                print(f"| ({n}, {d}) | {digits} | {float(tr.certified_until):.4g} | "
+                      f"{wall:.1f} s | {len(tr.steps)} | {rad:.1e} |", flush=True)
+                continue
             print(f"{str((n, d)):>8} {digits:>6} {float(tr.certified_until):>16.4f} "
                   f"{wall:>8.1f} {len(tr.steps):>6} {rad:>30.2e}", flush=True)
 
@@ -86,6 +102,8 @@ def main() -> None:
     run(inst, T, 30, "mpmath")
     _, w_flint = run(inst, T, 30, "flint")
     _, w_mp = run(inst, T, 30, "mpmath")
+    if md:
+        print()
     print(f"backends, (2,2), T = 1/4, 30 digits: flint {w_flint:.2f} s, mpmath {w_mp:.2f} s, "
           f"ratio {w_mp / w_flint:.1f}x")
     T2 = 1
