@@ -22,7 +22,9 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from certified.enclose.driver import Trajectory, enclose_trajectory
+from certified.enclose.driver import Trajectory, _linear_change, enclose_trajectory
+from certified.enclose.field import AttentionField
+from certified.enclose.lohner_set import LohnerSet
 from certified.enclose.stepper import taylor_step
 from certified.errors import InputError, ValidationError
 from certified.exact.instance import Instance
@@ -297,9 +299,6 @@ class SimulateResult(_Summarized):
 
 
 def _dense(traj: Trajectory, t: Fraction, variable: str) -> tuple[np.ndarray, np.ndarray]:
-    from certified.enclose.driver import _linear_change  # one conversion for both paths
-    from certified.enclose.field import AttentionField
-
     inst, bk = traj.instance, traj.backend
     n, d = inst.n, inst.d
     coords = traj.coordinates
@@ -307,8 +306,6 @@ def _dense(traj: Trajectory, t: Fraction, variable: str) -> tuple[np.ndarray, np
         field = AttentionField(inst, bk, coords)
         step = next((s for s in traj.steps if s.t0 <= t <= s.t0 + s.h), None)
         if step is None:  # t = 0 with no step, or an exact step end
-            from certified.enclose.lohner_set import LohnerSet
-
             S = LohnerSet.from_exact([x for row in inst.X0 for x in row], bk)
         elif t == step.t0 + step.h:
             S = step.output_set
