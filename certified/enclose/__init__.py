@@ -11,5 +11,5 @@
 * :mod:`~certified.enclose.deadline` — the outer wall-clock cap, checked cooperatively;
 * :mod:`~certified.enclose.variant_field` — the open variants' certified fields.
 
-Lemmas I1–I10 and V1 in ``proofs_notes/integrator.md``. Nothing here judges a limit.
+Lemmas I1–I11 and V1 in ``proofs_notes/integrator.md``. Nothing here judges a limit.
 """
