@@ -56,6 +56,10 @@ _FORMAT = click.option("--format", "fmt", type=click.Choice(["summary", "json"])
               help="Report x (original) or z = e^{-tV} x (rescaled).")
 @click.option("--backend", type=click.Choice(["flint", "mpmath"]), default="flint",
               show_default=True)
+@click.option("--step", type=click.Choice(["picard", "defect"]), default="picard",
+              show_default=True, help="The validated step: picard (Lemma I6; the checker "
+              "replays it) or defect (Lemma I10: longer steps, I6 as fallback; not "
+              "replayable by the checker yet).")
 @click.option("--max-bits", type=int, default=None,
               help="Cap of the automatic precision escalation (default 4 × the start).")
 @click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),
@@ -66,8 +70,8 @@ _FORMAT = click.option("--format", "fmt", type=click.Choice(["summary", "json"])
               help="Draw token trajectories and P at the last time (PNG; needs matplotlib).")
 @_FORMAT
 def simulate(file: str, t_final: str, digits: int | None, bits: int | None, times: str | None,
-             variable: str, backend: str, max_bits: int | None, max_seconds: float | None,
-             out: str | None, plot: str | None, fmt: str) -> None:
+             variable: str, backend: str, step: str, max_bits: int | None,
+             max_seconds: float | None, out: str | None, plot: str | None, fmt: str) -> None:
     """Certified enclosures of the trajectory and of P at the requested times.
 
     `certified_until` is the time up to which every step was validated; requested times
@@ -89,7 +93,7 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
         _need_matplotlib("--plot")
     inst = Instance.load(file)
     traj = enclose_trajectory(inst, tf, times=report, precision=prec, variable=variable,
-                              backend=backend, max_seconds=max_seconds,
+                              backend=backend, max_seconds=max_seconds, step=step,
                               progress=sys.stderr.isatty())
     doc = traj.to_json(prec.digits)
     text = json.dumps(doc, indent=1)
@@ -131,6 +135,10 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
 @click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),
               default=None, help="Outer wall-clock cap (default: none). Reaching it gives "
               "undecided with reason 'wall-clock cap', never another result.")
+@click.option("--step", type=click.Choice(["picard", "defect"]), default="picard",
+              show_default=True, help="The validated step: picard (Lemma I6; the checker "
+              "replays it) or defect (Lemma I10: longer steps, I6 as fallback; not "
+              "replayable by the checker yet).")
 @click.option("--backend", type=click.Choice(["flint", "mpmath"]), default="flint",
               show_default=True)
 @click.option("--out", callback=_out_path, default=None,
@@ -141,8 +149,8 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
               "(needs matplotlib).")
 @_FORMAT
 def verify(file: str, theorem: str, digits: int, t_max: str, refine_t: str,
-           max_seconds: float | None, backend: str, out: str | None, plot: str | None,
-           fmt: str) -> None:
+           max_seconds: float | None, step: str, backend: str, out: str | None,
+           plot: str | None, fmt: str) -> None:
     """Certify or refute a theorem's limit statement on the instance in FILE.
 
     Writes the certificate and prints a summary (or, with --format json, the whole
@@ -168,7 +176,8 @@ def verify(file: str, theorem: str, digits: int, t_max: str, refine_t: str,
                                                     ".certificate.json")
     inst = Instance.load(file)
     v = certify(inst, theorem, precision=prec, t_max=tm, refine_t=rt,
-                max_seconds=max_seconds, backend=backend, progress=sys.stderr.isatty())
+                max_seconds=max_seconds, backend=backend, step=step,
+                progress=sys.stderr.isatty())
     cert = to_certificate(v)
     text = json.dumps(cert, indent=1, ensure_ascii=False)
     _write_atomic(target, text + "\n")

@@ -26,6 +26,7 @@ from certified.enclose.arith import get_backend
 from certified.enclose.arith.base import Backend
 from certified.enclose.deadline import WallClockCap, wall_clock_cap
 from certified.enclose.deadline import check as check_deadline
+from certified.enclose.defect_step import DefectRejected, DefectStepper
 from certified.enclose.field import AttentionField
 from certified.enclose.lohner_set import LohnerSet
 from certified.enclose.stepper import StepRejected, StepResult, map_step, taylor_step
@@ -205,6 +206,9 @@ class _Run:
     coordinates: str
     h_max: Fraction
     progress: bool
+    #: The validated step of continuous runs: "picard" (Lemma I6) or "defect" (Lemma I10,
+    #: with I6 as the fallback on every step where it fails).
+    step: str
     until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None
 
 
@@ -253,6 +257,8 @@ def _run_continuous(run: _Run, t_final: Fraction, bits: int, order: int, target_
 
         stopped_by_predicate = False
         stop: StopReason | None = None
+        # Lemma I10 first where asked for (not for the variants' fields), I6 as fallback.
+        defect = DefectStepper() if run.step == "defect" and field_factory is None else None
         try:
             while pending and pending[0] == 0:
                 record(Fraction(0), S)
@@ -267,11 +273,16 @@ def _run_continuous(run: _Run, t_final: Fraction, bits: int, order: int, target_
                 check_deadline(t)
                 target = pending[0] if pending else t_final
                 scale = 1 + max(abs(bk.bounds(v)[1]) for v in S.c)
-                while True:
+                res = None
+                if defect is not None:
+                    try:
+                        res = defect(field, S, t, min(target - t, h_max), order, tol * scale)
+                    except (DefectRejected, UndecidedError):
+                        res = None  # a typed rejection: today's step takes over
+                while res is None:
                     try:
                         res = taylor_step(field, S, t, min(target - t, h_max), order, rho,
                                           tol * scale)
-                        break
                     except StepRejected:
                         rho, streak = rho / 2, 0
                         if probing:
@@ -313,6 +324,8 @@ def _run_continuous(run: _Run, t_final: Fraction, bits: int, order: int, target_
         traj = Trajectory(inst, variable, times, tokens, attn, t, not_cert, steps, bits,
                           order, bk, stopped_by_predicate=stopped_by_predicate, stop=stop,
                           coordinates=coordinates)
+        if defect is not None:  # the defect step's counters, for reports
+            traj.attempts.append(f"defect step: {defect.stats}")
         return traj
 
 
@@ -426,7 +439,8 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
                        initial_box: np.ndarray | None = None,
                        max_seconds: float | None = None,
                        until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None = None,
-                       precision: Precision | None = None) -> Trajectory:
+                       precision: Precision | None = None, step: str = "picard"
+                       ) -> Trajectory:
     """Certified enclosures of the trajectory of ``instance`` on [0, t_final].
 
     Parameters
@@ -463,6 +477,10 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
         the :class:`LohnerSet` ``S`` it came from, for tighter linear images); that time
         is recorded and ``stopped_by_predicate`` is set. The predicate must decide from
         the enclosure alone (e.g. with interval comparisons that are proved).
+    step : {"picard", "defect"}
+        The validated step of continuous runs: Lemma I6 (the default; the independent
+        checker replays it) or Lemma I10 (longer steps; I6 as the fallback wherever it
+        fails; certificates of such runs are not replayable by the checker yet).
     precision : Precision, optional
         The run's precision (digits, order, starting bits, escalation cap), built once
         by the caller; default ``Precision.build(digits, bits=bits, order=order,
@@ -500,6 +518,8 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
             if (s / instance.time.dt).denominator != 1:
                 raise InputError("times", f"{s} is not a multiple of Δt = {instance.time.dt}",
                                  "layer times k·Δt")
+    if step not in ("picard", "defect"):
+        raise InputError("step", f"{step!r} is not a step method", "'picard' or 'defect'")
     prec = precision if precision is not None else \
         Precision.build(digits, bits=bits, order=order, max_bits=max_bits)
     bk = get_backend(backend)
@@ -507,7 +527,7 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
     t0 = _time.perf_counter()
     with wall_clock_cap(max_seconds):
         best, attempts = _escalate(_Run(instance, report, bk, variable, coordinates, hm,
-                                        progress, until), tf, prec, initial_box)
+                                        progress, step, until), tf, prec, initial_box)
     best.wall_seconds = _time.perf_counter() - t0
     best.attempts = attempts
     return best
@@ -530,6 +550,7 @@ def _escalate(run: _Run, tf: Fraction, prec: Precision, initial_box: Any
             traj = _run_continuous(run, tf, b, K, target + (b - start_bits),
                                    initial_box=initial_box, until=until)
         attempts.append(f"{b} bits: certified until {traj.certified_until}")
+        attempts += traj.attempts  # e.g. the defect step's counters
         if best is None or traj.certified_until > best.certified_until:
             best = traj
         if traj.certified_until >= tf or traj.stopped_by_predicate:

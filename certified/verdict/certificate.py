@@ -58,6 +58,9 @@ def _replay(v: Any, traj: Any) -> dict[str, Any]:
         last = idx[0] + 1
     if any(s.rho is None for s in steps[:last]):
         return {"replay": None, "replay_note": "discrete-time steps are not replayable"}
+    if any(getattr(s, "method", "picard") != "picard" for s in steps[:last]):
+        return {"replay": None, "replay_note": "defect steps (Lemma I10) are not "
+                "replayable by the checker yet"}
     bk = traj.backend
     # Digits from the working *bits*: a complex box of a token of size 3 may be 1e-18
     # wide, and rounding it at a fixed number of significant digits would widen it enough

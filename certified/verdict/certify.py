@@ -115,6 +115,7 @@ class _Job:
     check_every: Fraction
     progress: bool
     refine_t: Fraction
+    step: str
 
 
 def _sym_pd(M: list[list[Fraction]]) -> bool:
@@ -138,7 +139,8 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
             t_max: Fraction | int | str = 8, max_seconds: float | None = None,
             backend: str = "flint", check_every: Fraction = Fraction(1, 8),
             max_bits: int | None = None, refine_t: Fraction | int | str = 1,
-            progress: bool = False, precision: Precision | None = None) -> Verification:
+            progress: bool = False, precision: Precision | None = None,
+            step: str = "picard") -> Verification:
     """Certify or refute a theorem's limit statement on ``instance``.
 
     Parameters
@@ -158,6 +160,10 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
         Try the tail lemma whenever t has advanced by this much.
     max_bits : int, optional
         Precision cap for the integrator's escalation.
+    step : {"picard", "defect"}
+        The integrator's validated step (see
+        :func:`~certified.enclose.driver.enclose_trajectory`); "defect" runs are not
+        replayable by the independent checker yet.
     precision : Precision, optional
         The run's precision, built once by the caller (then ``digits`` and ``max_bits``
         are ignored).
@@ -192,7 +198,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     rt = to_fraction(refine_t, "refine_t")
     if rt < 0:
         raise InputError("refine_t", f"{rt} is negative", "a number >= 0")
-    job = _Job(instance, prec, backend, tmax, max_seconds, check_every, progress, rt)
+    job = _Job(instance, prec, backend, tmax, max_seconds, check_every, progress, rt, step)
     t0 = _time.perf_counter()
     lam = instance.scalar_V
     if isinstance(instance.time, Discrete):
@@ -283,7 +289,8 @@ def _integrate(out: Verification, job: _Job, until: _LemmaSchedule, lemma: str,
     reason) if the lemma never held."""
     traj = enclose_trajectory(job.instance, job.t_max, backend=job.backend, variable=variable,
                               coordinates=variable, until=until, max_seconds=job.max_seconds,
-                              precision=job.precision, progress=job.progress, times=[0])
+                              precision=job.precision, progress=job.progress, times=[0],
+                              step=job.step)
     out.trajectory = traj
     out.attempts = list(getattr(traj, "attempts", []))
     if _capped(out, job, traj):
@@ -474,7 +481,7 @@ def _run_energy(out: Verification, job: _Job, mu: Fraction) -> None:
     bk = get_backend(backend)
     traj = enclose_trajectory(inst, tmax, backend=backend, variable="x", coordinates="x",
                               max_seconds=job.max_seconds, precision=prec,
-                              progress=job.progress, times=[0])
+                              progress=job.progress, times=[0], step=job.step)
     out.trajectory = traj
     if _capped(out, job, traj):
         return

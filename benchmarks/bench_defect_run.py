@@ -1,0 +1,119 @@
+"""Issue 24, item 4: whole runs with the defect step (Lemma I10), I6 as fallback.
+
+(8, 3) of bench_integrator.py (V = Q = K = I, default_rng(0), [-1, 1]^3), T = 3, 30 digits:
+steps (defect / fallback), seconds, final radius, and in the same process mpmath.odefun
+(not rigorous) at the same digits to the same T, its values checked inside the enclosure.
+``--n20``: (20, 2), V = Q = K = I, default_rng(0) tokens uniform in [-5, 5]^2 (rounded to
+1/1000), to T = 4.6 within ``--budget`` seconds: steps and how far it got.
+
+Run: ``python benchmarks/bench_defect_run.py [--T 3] [--no-odefun] [--n20 --budget 2400]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_integrator import instance  # noqa: E402
+
+from certified import Instance
+from certified.enclose.driver import enclose_trajectory
+
+
+def odefun_values(inst: Instance, T: Fraction, digits: int):
+    """mpmath.odefun on the z-ODE (V = Q = K = I), same as bench_integrator's timing."""
+    X0 = [[mpmath.mpf(x.numerator) / x.denominator for x in row] for row in inst.X0]
+    n, d = inst.n, inst.d
+
+    def f(t, y):
+        Z = [y[i * d:(i + 1) * d] for i in range(n)]
+        e2t = mpmath.exp(2 * t)
+        out = []
+        for i in range(n):
+            s = [e2t * mpmath.fsum(Z[i][c] * Z[j][c] for c in range(d)) for j in range(n)]
+            m = max(s)
+            w = [mpmath.exp(x - m) for x in s]
+            tot = mpmath.fsum(w)
+            for c in range(d):
+                out.append(mpmath.fsum(w[j] / tot * (Z[j][c] - Z[i][c]) for j in range(n)))
+        return out
+
+    with mpmath.workdps(digits):
+        t0 = time.perf_counter()
+        sol = mpmath.odefun(f, 0, [x for row in X0 for x in row])
+        y = sol(mpmath.mpf(T.numerator) / T.denominator)
+        return y, time.perf_counter() - t0
+
+
+def report(tr, wall):
+    m = [getattr(s, "method", "picard") for s in tr.steps]
+    box = tr.final_box()
+    rad = float(tr.backend.max_rad(box)) if box is not None else float("nan")
+    print(f"certified until {float(tr.certified_until)}, steps {len(m)} "
+          f"(defect {m.count('defect')}, I6 fallback {m.count('picard')}), wall {wall:.1f} s, "
+          f"final radius {rad:.2e}, bits {tr.bits}", flush=True)
+    for a in tr.attempts:
+        print("  ", a[:400], flush=True)
+    return box
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--T", default="3")
+    ap.add_argument("--no-odefun", action="store_true")
+    ap.add_argument("--n20", action="store_true")
+    ap.add_argument("--budget", type=float, default=2400.0)
+    args = ap.parse_args()
+    if args.n20:
+        rng = np.random.default_rng(0)
+        X0 = [[Fraction(int(round(v * 1000)), 1000) for v in row]
+              for row in rng.uniform(-5, 5, (20, 2))]
+        eye = [[1, 0], [0, 1]]
+        inst = Instance.create(V=eye, Q=eye, K=eye, X0=X0)
+        T = Fraction(46, 10)
+        t0 = time.perf_counter()
+        tr = enclose_trajectory(inst, T, digits=30, step="defect", max_bits=None,
+                                max_seconds=args.budget)
+        print("(20, 2) [-5,5]^2, T = 4.6, 30 digits, step='defect':")
+        report(tr, time.perf_counter() - t0)
+        ts = [(float(s.t0), float(s.h), getattr(s, "method", "picard")) for s in tr.steps]
+        for a, b in [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]:
+            print(f"  steps in [{a},{b}): {sum(a <= x < b for x, _, _ in ts)}")
+        return
+    inst = instance(8, 3)
+    T = Fraction(args.T)
+    t0 = time.perf_counter()
+    tr = enclose_trajectory(inst, T, digits=30, step="defect", max_bits=None)
+    wall = time.perf_counter() - t0
+    print(f"(8, 3) V = I, T = {T}, 30 digits, step='defect':")
+    box = report(tr, wall)
+    for s in tr.steps:
+        print(f"   t0 {float(s.t0):.4f} h {float(s.h):.5f} {getattr(s, 'method', 'picard')} "
+              f"rho {float(s.rho):.3f} pieces {getattr(s, 'pieces', '-')}")
+    if args.no_odefun:
+        return
+    y, w_ode = odefun_values(inst, T, 30)
+    bk = tr.backend
+    inside = True
+    worst = 0.0
+    for v, yv in zip(box.reshape(-1), y):
+        lo, hi = bk.bounds(v)
+        with mpmath.workdps(60):
+            lo_m, hi_m = mpmath.mpf(lo.numerator) / lo.denominator, \
+                mpmath.mpf(hi.numerator) / hi.denominator
+            inside &= bool(lo_m - mpmath.mpf(10) ** -28 <= yv <= hi_m + mpmath.mpf(10) ** -28)
+            worst = max(worst, float(abs(yv - (lo_m + hi_m) / 2)))
+    print(f"mpmath.odefun (not rigorous), 30 digits, T = {T}: {w_ode:.1f} s; ratio "
+          f"odefun/certified {w_ode / wall:.2f}x; max |odefun − midpoint| {worst:.1e}; "
+          f"odefun within enclosure ± 1e-28: {inside}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

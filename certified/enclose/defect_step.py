@@ -1,0 +1,539 @@
+"""A validated step without a complex Picard contraction: the defect step (Lemma I10).
+
+Candidate A of ``shared/notes/step-size-ceiling.md``, proved in
+``proofs_notes/integrator.md``, Lemma I10. From the exact centre c of the set at t0:
+
+1. point jets Z_0 … Z_K at c (Lemma I2); p(τ) = Σ_k mid(Z_k) τ^k, an exact polynomial;
+2. **holomorphy**: an adaptive cover of the closed disk |σ| ≤ ρ by complex boxes on
+   each of which every softmax row sum Σ_k e^{s_ik(p(σ), t0+σ)} is enclosed away from 0;
+3. **defect on the circle**: M ≥ max_{|σ|=ρ} |p′(σ) − F(p(σ), t0 + σ)| from a cover of the
+   circle by m arc boxes; the defect's first K Taylor coefficients are bounded by
+   (k + 1)·rad Z_{k+1} (the jets are interval extensions of the recurrences); the maximum
+   modulus principle bounds the rest by (|τ|/ρ)^K(M + Σ_k d_k ρ^k);
+4. **real-axis bootstrap** on pieces of [0, h]: tubes p([τ_j, τ_{j+1}]) + [−R, R], the
+   logarithmic norm μ∞ of the interval Jacobian on each, a Gronwall bound for the centre's
+   error and for the spread of the set (Lemma I10, proved by continuity);
+5. **the linear part**: the variational enclosure of Lemma I8 on every piece, multiplied
+   (its width is O(h²/m) with m pieces instead of O(h²)).
+
+Nothing here contracts on a complex set; the step size is set by the disk on which the
+denominators are proved non-zero and by the defect. A step that cannot be validated
+raises :class:`DefectRejected` (a :class:`~certified.errors.ValidationError`); it never
+returns an unvalidated result. flint backend only (Arb balls).
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from flint import acb, acb_mat, arb, arb_mat, ctx, fmpq
+
+from certified.enclose.lohner_set import LohnerSet
+from certified.enclose.stepper import WRAP_TOL, StepRejected, StepResult, _lohner_update
+from certified.exact.arb_convert import arb_bounds
+
+__all__ = ["DefectRejected", "DefectStepResult", "DefectStepper", "defect_step",
+           "disk_holomorphic", "circle_defect", "DefectBound"]
+
+#: Precision (bits) of the covers of the disk and the circle: boxes are wide, Arb's
+#: balls stay rigorous at any precision.
+COVER_BITS = 64
+
+
+class DefectRejected(StepRejected):
+    """The defect step could not be validated (the caller may fall back to Lemma I6)."""
+
+
+@dataclass(frozen=True)
+class DefectStepResult(StepResult):
+    """A :class:`StepResult` of the defect step (Lemma I10). ``rho`` is the radius of the
+    circle; ``complex_box``/``velocity`` stay None (no Picard enclosure: not replayable
+    by the checker of ``certified/checker/`` yet)."""
+
+    method: str = "defect"
+    pieces: int = 0
+    defect: Fraction | None = None      # Δ: sup_{τ∈[0,h]} ‖p′ − F(p)‖∞ (upper bound)
+    error: Fraction | None = None       # E: ‖y(h; c) − p(h)‖∞ (upper bound)
+    circle_max: float | None = None     # max_i M_i (for reports)
+
+
+def _tick(stats: dict, key: str, since: float) -> None:
+    stats[key] = stats.get(key, 0.0) + (_time.perf_counter() - since)
+
+
+def _q(x: Fraction) -> arb:
+    return arb(fmpq(x.numerator, x.denominator))
+
+
+def _up(x: arb) -> Fraction:
+    """A rigorous upper bound of a real ball (raises on non-finite)."""
+    if not x.is_finite():
+        raise DefectRejected("non-finite bound", t=None, h=None, box=None)
+    return arb_bounds(x)[1]
+
+
+class _Poly:
+    """The exact polynomial p(σ) = Σ_k p_k σ^k (n×d coefficients) and the coefficient
+    matrices of p, p′ and of the token differences p_j − p_l, evaluated on one complex
+    box by one ``acb_mat`` product with the powers of the box (each power encloses the
+    powers of every point of the box, so each product encloses every value)."""
+
+    def __init__(self, coeffs: list[np.ndarray]) -> None:
+        self.K = len(coeffs) - 1
+        n, d = coeffs[0].shape
+        self.n, self.d = n, d
+        K = self.K
+        flat = [list(c.reshape(-1)) for c in coeffs]
+        self.C = acb_mat(K + 1, n * d, [acb(x) for row in flat for x in row])
+        der = []
+        for k in range(K):  # p′ = Σ_k (k + 1) p_{k+1} σ^k (degree K − 1)
+            der.append([x * (k + 1) for x in flat[k + 1]])
+        der.append([arb(0)] * (n * d))
+        self.Cd = acb_mat(K + 1, n * d, [acb(x) for row in der for x in row])
+        # differences p_j − p_l for every l: columns (l, j, c)
+        diff = []
+        for k in range(K + 1):
+            c = coeffs[k]
+            diff.append([c[j, e] - c[l, e] for l in range(n) for j in range(n)
+                         for e in range(d)])
+        self.Cdiff = acb_mat(K + 1, n * n * d, [acb(x) for row in diff for x in row])
+
+    def powers(self, s: acb) -> acb_mat:
+        pw = [acb(1)]
+        for _ in range(self.K):
+            pw.append(pw[-1] * s)
+        return acb_mat(1, self.K + 1, pw)
+
+    def eval(self, s: acb) -> tuple[np.ndarray, np.ndarray, callable]:
+        v = self.powers(s)
+        n, d = self.n, self.d
+        P = np.array((v * self.C).entries(), dtype=object).reshape(n, d)
+        dP = np.array((v * self.Cd).entries(), dtype=object).reshape(n, d)
+        D = np.array((v * self.Cdiff).entries(), dtype=object).reshape(n, n, d)
+        return P, dP, (lambda l: D[l])
+
+
+def _c_box(re_lo: Fraction, re_hi: Fraction, im_lo: Fraction, im_hi: Fraction) -> acb:
+    return acb(_q(re_lo).union(_q(re_hi)), _q(im_lo).union(_q(im_hi)))
+
+
+def _nonzero(x: acb) -> bool:
+    return bool(x.is_finite()) and not (x.real.contains(0) and x.imag.contains(0))
+
+
+def disk_holomorphic(field, poly: _Poly, t0: Fraction, rho: Fraction, leaders,
+                     max_depth: int = 5, start: int = 4) -> tuple[bool, int]:
+    """True if every softmax row sum Σ_k e^{s_ik(p(σ), t0 + σ)} is proved non-zero on a
+    cover of the closed disk |σ| ≤ ρ by complex boxes (adaptive bisection from a
+    start×start grid of the square, boxes not meeting the disk are skipped). Returns
+    (proved, number of boxes evaluated)."""
+    bk = field.backend
+    boxes = []
+    side = 2 * rho / start
+    for a in range(start):
+        for b in range(start):
+            boxes.append((-rho + a * side, -rho + (a + 1) * side,
+                          -rho + b * side, -rho + (b + 1) * side, 0))
+    count = 0
+    while boxes:
+        x0, x1, y0, y1, depth = boxes.pop()
+        # distance² from 0 to the box (exact) > ρ²: the box misses the closed disk
+        dx = Fraction(0) if x0 <= 0 <= x1 else min(abs(x0), abs(x1))
+        dy = Fraction(0) if y0 <= 0 <= y1 else min(abs(y0), abs(y1))
+        if dx * dx + dy * dy > rho * rho:
+            continue
+        count += 1
+        s = _c_box(x0, x1, y0, y1)
+        P, _, diffs = poly.eval(s)
+        Bm, scale = field._score_form(bk.const(t0) + s)
+        U, _ = field._shifted_scores(P, Bm, scale, leaders, diffs)
+        ok = all(_nonzero(sum(bk.exp_array(U[i]).tolist(), acb(0))) for i in range(field.n))
+        if ok:
+            continue
+        if depth >= max_depth:
+            return False, count
+        xm, ym = (x0 + x1) / 2, (y0 + y1) / 2
+        boxes += [(x0, xm, y0, ym, depth + 1), (xm, x1, y0, ym, depth + 1),
+                  (x0, xm, ym, y1, depth + 1), (xm, x1, ym, y1, depth + 1)]
+    return True, count
+
+
+def circle_defect(field, poly: _Poly, t0: Fraction, rho: Fraction, leaders,
+                  m: int = 32, max_depth: int = 4) -> list[Fraction] | None:
+    """Upper bounds M_i of |p_i′(σ) − F_i(p(σ), t0 + σ)| on the circle |σ| = ρ, from arc
+    boxes ρ·e^{iθ}, θ ∈ [2πa, 2πb] (Arb encloses each arc): m arcs, an arc whose
+    evaluation is not finite is halved, up to ``max_depth`` times. None if some arc
+    still fails (a denominator not bounded away from 0 there)."""
+    bk = field.backend
+    N = field.n * field.d
+    M = [Fraction(0)] * N
+    two_pi = arb.pi() * 2
+    rq = _q(rho)
+    arcs = [(Fraction(j, m), Fraction(j + 1, m), 0) for j in range(m)]
+    while arcs:
+        lo, hi, depth = arcs.pop()
+        theta = (two_pi * _q(lo)).union(two_pi * _q(hi))
+        s = acb(0, theta).exp() * rq
+        P, dP, diffs = poly.eval(s)
+        bounds = None
+        try:
+            F = field.velocity(P, bk.const(t0) + s, leaders, diffs)
+            delta = (dP - F).reshape(N)
+            absd = [abs(v) for v in delta]
+            if all(a.is_finite() for a in absd):
+                bounds = [_up(a) for a in absd]
+        except (ZeroDivisionError, ValueError, ArithmeticError):
+            bounds = None
+        if bounds is None:
+            if depth >= max_depth:
+                return None
+            mid = (lo + hi) / 2
+            arcs += [(lo, mid, depth + 1), (mid, hi, depth + 1)]
+            continue
+        M = [max(u, v) for u, v in zip(M, bounds)]
+    return M
+
+
+class DefectBound:
+    """Δ(τ) = max_i [Σ_{k<K} d_{k,i} τ^k + (τ/ρ)^K (M_i + Σ_{k<K} d_{k,i} ρ^k)]: an upper
+    bound of ‖p′(σ) − F(p(σ))‖∞ for |σ| ≤ τ < ρ (Lemma I10, step 3). ``bound`` is
+    rigorous (Arb, rounded up); ``estimate`` is a float for choosing h only."""
+
+    def __init__(self, d: list[list[arb]], M: list[Fraction], rho: Fraction) -> None:
+        self.K, self.N = len(d), len(M)
+        self.rho = rho
+        self.D = arb_mat(self.K, self.N, [x for row in d for x in row])
+        self.M = arb_mat(1, self.N, [_q(m) for m in M])
+        self.Df = np.array([[float(x.mid()) + float(x.rad()) for x in row] for row in d])
+        self.Mf = np.array([float(m) for m in M])
+        with ctx.workprec(COVER_BITS):
+            self.ring = self.M + self._powers(_q(rho)) * self.D
+
+    def _powers(self, x: arb) -> arb_mat:
+        pw = [arb(1)]
+        for _ in range(self.K - 1):
+            pw.append(pw[-1] * x)
+        return arb_mat(1, self.K, pw)
+
+    def bound(self, tau: Fraction) -> Fraction:
+        with ctx.workprec(COVER_BITS):
+            q = (_q(tau) / _q(self.rho)) ** self.K
+            v = self._powers(_q(tau)) * self.D + self.ring * q
+            return max(_up(v[0, i]) for i in range(self.N))
+
+    def estimate_low(self, tau: float) -> float:
+        """The float estimate of the low-order part max_i Σ_k d_{k,i} τ^k alone."""
+        return float(np.max((float(tau) ** np.arange(self.K)) @ self.Df))
+
+    def estimate(self, tau: float) -> float:
+        pw = float(tau) ** np.arange(self.K)
+        ring = self.Mf + (float(self.rho) ** np.arange(self.K)) @ self.Df
+        return float(np.max(pw @ self.Df + (float(tau) / float(self.rho)) ** self.K * ring))
+
+
+def _round_up(x: Fraction, bits: int = 64) -> Fraction:
+    """A dyadic ≥ x with about ``bits`` significant bits (keeps Fractions small)."""
+    if x <= 0:
+        return Fraction(0)
+    e = math.floor(math.log2(x.numerator) - math.log2(x.denominator)) - bits
+    s = Fraction(2) ** e
+    return math.ceil(x / s) * s
+
+
+def _rad_bounds(bk, Z: list[np.ndarray]) -> list[list[arb]]:
+    """d_{k,i} = (k + 1)·rad Z_{k+1,i}, k < K: bounds of the defect's Taylor coefficients
+    (Lemma I10, step 2)."""
+    out = []
+    with ctx.workprec(COVER_BITS):
+        for k in range(len(Z) - 1):
+            out.append([arb(x.rad()) * (k + 1) for x in Z[k + 1].reshape(-1)])
+    return out
+
+
+def _mu_and_norm(K: np.ndarray) -> tuple[Fraction, Fraction]:
+    """Upper bounds of μ∞ (max_i sup K_ii + Σ_{j≠i} sup|K_ij|) and ‖K‖∞ over the interval
+    matrix K (both convex in the matrix, so they bound every point matrix of K)."""
+    mu, nrm = Fraction(-10 ** 9), Fraction(0)
+    for i, row in enumerate(K):
+        off = sum((abs(v) for j, v in enumerate(row) if j != i), arb(0))
+        mu = max(mu, _up(row[i] + off))
+        nrm = max(nrm, _up(abs(row[i]) + off))
+    return mu, nrm
+
+
+def _exp_up(x: Fraction) -> Fraction:
+    return _up(_q(x).exp())
+
+
+def _variational_piece(bk, K: np.ndarray, w: Fraction) -> np.ndarray | None:
+    """Lemma I8 on one piece of length w with K ⊇ DF(tube piece): S ∋ DΦ over the piece."""
+    N = K.shape[0]
+    I = bk.identity(N)
+    hK = K * bk.interval(Fraction(0), w)
+    J = I + bk.matmul(hK, I)
+    for _ in range(8):
+        nxt = I + bk.matmul(hK, J)
+        if all(bk.contains(a, b) for a, b in zip(J.flat, nxt.flat)):
+            return I + bk.matmul(K * bk.const(w), J)
+        grown = np.empty(J.shape, dtype=object)
+        for idx, v in np.ndenumerate(nxt):
+            u = bk.hull(J[idx], v)
+            grown[idx] = u + (u - bk.mid_point(u)) / 4
+        J = grown
+    return None
+
+
+class DefectStepper:
+    """The defect step with its own disk radius ρ carried from step to step (only a
+    heuristic for the next try; every step is validated on its own).
+
+    Parameters
+    ----------
+    circle : int
+        Arc boxes on the circle (m).
+    wrap_tol : Fraction
+        Largest width (row sums of radii) of S: a heuristic like stepper.WRAP_TOL, larger
+        because there are ≈ 15× fewer steps (the set grows by ≲ (1 + wrap) per step).
+    jet_guard_bits : int
+        Extra bits for the point jets (their rounding radii enter the defect bound).
+    pieces : int
+        Initial number of pieces of [0, h] for the real tube (doubled up to
+        ``max_pieces`` by the wrapping control).
+    """
+
+    def __init__(self, circle: int = 32, pieces: int = 8, max_pieces: int = 64,
+                 max_rho_tries: int = 5, wrap_tol: Fraction = Fraction(1, 32),
+                 jet_guard_bits: int = 48) -> None:
+        self.circle, self.pieces, self.max_pieces = circle, pieces, max_pieces
+        self.wrap_tol, self.jet_guard_bits = wrap_tol, jet_guard_bits
+        self.max_rho_tries = max_rho_tries
+        self.rho: Fraction | None = None
+        self.since_probe = 0
+        self.stats: dict[str, int] = {"accepted": 0, "rejected": 0, "rho_tries": 0,
+                                      "disk_boxes": 0}
+
+    def __call__(self, field, S: LohnerSet, t0: Fraction, h_max: Fraction, order: int,
+                 tol: Fraction) -> "DefectStepResult":
+        try:
+            res = defect_step(field, S, t0, h_max, order, tol, self)
+        except DefectRejected:
+            self.stats["rejected"] += 1
+            raise
+        self.stats["accepted"] += 1
+        return res
+
+
+def _radius_estimate(bk, Z: list[np.ndarray]) -> float:
+    """min_k |Z_k|^{−1/k} over the upper half of the orders (a heuristic start for ρ)."""
+    K = len(Z) - 1
+    best = float("inf")
+    for k in range(max(2, K // 2), K + 1):
+        mx = max(abs(bk.to_float(x)) for x in Z[k].reshape(-1))
+        if mx > 0:
+            best = min(best, mx ** (-1.0 / k))
+    return best
+
+
+def _dyadic_down(x: float, bits: int = 8) -> Fraction:
+    if x <= 0:
+        return Fraction(0)
+    e = math.floor(math.log2(x)) - bits
+    return Fraction(math.floor(x / 2.0 ** e)) * Fraction(2) ** e
+
+
+def choose_rho(field, poly: _Poly, t0: Fraction, leaders, start: Fraction, tries: int,
+               circle: int, stats: dict | None = None
+               ) -> tuple[Fraction, list[Fraction]] | None:
+    """The largest ρ in start·(4/5)^j, j < tries, with the disk proved holomorphic and the
+    circle's defect finite; (ρ, M) or None."""
+    rho = start
+    for _ in range(tries):
+        if stats is not None:
+            stats["rho_tries"] = stats.get("rho_tries", 0) + 1
+        with ctx.workprec(COVER_BITS):
+            ok, cnt = disk_holomorphic(field, poly, t0, rho, leaders)
+            if stats is not None:
+                stats["disk_boxes"] = stats.get("disk_boxes", 0) + cnt
+            M = circle_defect(field, poly, t0, rho, leaders, circle) if ok else None
+        if M is not None:
+            return rho, M
+        rho = _dyadic_down(float(rho) * 0.8)
+    return None
+
+
+def admissible_h(db: "DefectBound", tol: Fraction, h_max: Fraction,
+                 growth: float = 1.0) -> Fraction:
+    """Largest h = ρ·j/256 (≤ h_max) with the float estimate Δ(h)·h·growth ≤ tol (a
+    choice only; the step is validated afterwards, rigorously)."""
+    rho = db.rho
+    for j in range(255, 0, -1):
+        h = min(rho * j / 256, h_max)
+        if db.estimate(float(h)) * float(h) * growth <= float(tol):
+            return h
+    return Fraction(0)
+
+
+def defect_step(field, S: LohnerSet, t0: Fraction, h_max: Fraction, order: int,
+                tol: Fraction, state: DefectStepper | None = None,
+                point_only: bool = False) -> DefectStepResult:
+    """One validated defect step (Lemma I10) from the set S at t0, h ≤ h_max, with the
+    centre's error E ≤ tol. Raises :class:`DefectRejected` if it cannot be validated.
+    ``point_only`` (measurements of candidate C): return (h, ρ, E) for the centre alone,
+    with no set and no linear part."""
+    bk = field.backend
+    if bk.name != "flint":
+        raise DefectRejected("the defect step needs the flint backend", t=t0, h=None, box=None)
+    state = state or DefectStepper()
+    n, d = field.n, field.d
+    Y = S.box_with_centre(bk)
+    c = S.c.reshape(n, d)
+    leaders = field.leaders(Y.reshape(n, d), t0)
+    clock = _time.perf_counter()  # timings for reports only, never for decisions
+    # Guard bits for the jets: their rounding radii give the low-order defect d_k, which
+    # binds late (on (8, 3) at t = 2: h = 0.028 at 140 bits, 0.064 with 40 more).
+    with ctx.workprec(ctx.prec + state.jet_guard_bits):
+        Z = field.jets(c, t0, order, leaders)
+    _tick(state.stats, "t_jets", clock)
+    if not all(bk.is_finite(x) for z in Z for x in z.flat):
+        raise DefectRejected("non-finite jets", t=t0, h=None, box=Y)
+    coeffs = [bk.mid_array(z) for z in Z]
+    if any(bk.rad(x) != 0 for x in coeffs[0].flat) or \
+            not all(a == b for a, b in zip(coeffs[0].flat, c.flat)):
+        raise DefectRejected("p(0) is not the centre", t=t0, h=None, box=Y)
+    dk = _rad_bounds(bk, Z)
+    poly = _Poly(coeffs)
+    est = _radius_estimate(bk, Z)
+    start = _dyadic_down(min(0.9 * est, 2.0))
+    if state.rho is not None:  # the last ρ, probing 5/4 of it every third step
+        state.since_probe += 1
+        grow = 1.25 if state.since_probe >= 3 else 1.0
+        if grow > 1:
+            state.since_probe = 0
+        start = min(start, _dyadic_down(float(state.rho) * grow))
+    clock = _time.perf_counter()
+    got = choose_rho(field, poly, t0, leaders, start, state.max_rho_tries, state.circle,
+                     state.stats)
+    _tick(state.stats, "t_cover", clock)
+    if got is None:
+        state.rho = _dyadic_down(float(start) * 0.8 ** state.max_rho_tries)
+        raise DefectRejected("no disk with non-vanishing denominators", t=t0, h=None, box=Y)
+    rho, M = got
+    state.rho = rho
+    r0 = max((bk.abs_upper(v) for v in (Y - S.c)), default=Fraction(0))
+    db = DefectBound(dk, M, rho)
+    h = admissible_h(db, tol, h_max)
+    # Guard bits for the next step's jets (a choice only): raise them while the rounding
+    # radii (the low-order part of Δ) bind h, as late in a run (on (8, 3) at t = 2.75:
+    # h = 0.018 / 0.045 / 0.116 with 48 / 112 / 176 guard bits).
+    low = db.estimate_low(float(h)) if h > 0 else 1.0
+    if low >= 0.5 * db.estimate(float(h)) if h > 0 else True:
+        state.jet_guard_bits = min(state.jet_guard_bits + 64, 368)
+    elif low < 1e-3 * db.estimate(float(h)) and state.jet_guard_bits > 48:
+        state.jet_guard_bits -= 16
+    if h <= 0:
+        raise DefectRejected("no admissible h", t=t0, h=None, box=Y)
+    h = min(h, h_max)
+    pieces = state.pieces
+    while True:
+        out = _validate(field, S, Y, t0, h, rho, db, r0, coeffs, leaders, pieces, tol,
+                        state.stats, linear=not point_only, wrap_tol=state.wrap_tol)
+        if isinstance(out, tuple):  # point_only: (h, ρ, E) of the centre's enclosure
+            return h, rho, out[1]
+        state.stats["why_" + (out if isinstance(out, str) else "ok")] = \
+            state.stats.get("why_" + (out if isinstance(out, str) else "ok"), 0) + 1
+        if isinstance(out, DefectStepResult):
+            state.pieces = pieces  # where the next step starts (a heuristic)
+            return out
+        why = out
+        if why == "wrap" and pieces < state.max_pieces:
+            # the width of S is about C·h²/m: jump to the m that should pass
+            ratio = state.stats.get("last_wrap", 2 * float(state.wrap_tol)) / float(state.wrap_tol)
+            while pieces < state.max_pieces and ratio > 0.8:
+                pieces, ratio = pieces * 2, ratio / 2
+            continue
+        if h <= h_max / 2 ** 10:
+            raise DefectRejected(f"not validated ({why})", t=t0, h=h, box=Y)
+        h = _round_up(h / 2, 16)
+
+
+def _pieces(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear):
+    """The real-axis bootstrap of Lemma I10 (step 4) and the product of the pieces'
+    variational enclosures (step 5). Returns (E, G, S, tube hull) or a reason string."""
+    bk = field.backend
+    n, d = field.n, field.d
+    N = n * d
+    K = len(coeffs) - 1
+    e = Fraction(0)   # bound of ‖y(τ; c) − p(τ)‖∞ at the piece start
+    g = r0            # bound of ‖y(τ; y0) − y(τ; c)‖∞ at the piece start
+    S_tot, hull = None, None
+    for j in range(pieces):
+        a, b = w * j, w * (j + 1)
+        tau = bk.interval(a, b)
+        # p over [a, b] by Horner on the real interval (encloses p(τ) for τ in it)
+        acc = coeffs[K]
+        for k in range(K - 1, -1, -1):
+            acc = acc * tau + coeffs[k]
+        tube = acc.reshape(N) + bk.interval(-R, R)
+        t_int = bk.interval(t0 + a, t0 + b)
+        clock = _time.perf_counter()
+        Jac = field.jacobian(tube.reshape(n, d), t_int)
+        try:
+            mu, _ = _mu_and_norm(Jac)
+        except DefectRejected:
+            return "jacobian"
+        grow = _exp_up(_round_up(max(mu, Fraction(0)) * w))  # ≥ e^{μ⁺w}
+        Delta = db.bound(b)  # Δ(τ) is increasing in τ: its value at the piece's end
+        e = _round_up((e + Delta * w) * grow)
+        g = _round_up(g * grow)
+        _tick(stats, "t_tube", clock)
+        if not e + g < R:
+            return "bootstrap"
+        hull = tube if hull is None else np.array([bk.hull(u, v) for u, v in zip(hull, tube)],
+                                                  dtype=object)
+        if not linear:  # candidate C: the centre's enclosure only (no set, no S)
+            continue
+        clock = _time.perf_counter()
+        Sj = _variational_piece(bk, Jac, w)
+        if Sj is None:
+            return "variational"
+        S_tot = Sj if S_tot is None else bk.matmul(Sj, S_tot)
+        _tick(stats, "t_var", clock)
+    return e, g, S_tot, hull
+
+
+def _validate(field, S, Y, t0, h, rho, db, r0, coeffs, leaders, pieces, tol, stats,
+              linear: bool = True, wrap_tol: Fraction = WRAP_TOL):
+    """Lemma I10 for this h and number of pieces; a DefectStepResult or a reason string."""
+    bk = field.backend
+    N = field.n * field.d
+    K = len(coeffs) - 1
+    R = max(Fraction(1, 2 ** 50), 8 * r0)
+    with ctx.workprec(COVER_BITS):  # tubes, Jacobians, S: wide boxes, 64 bits suffice
+        loop = _pieces(field, t0, h, h / pieces, pieces, db, R, r0, coeffs, stats, linear)
+    if isinstance(loop, str):
+        return loop
+    e, _, S_tot, hull = loop
+    if e > tol:
+        return "tolerance"
+    if not linear:
+        return ("point", e)
+    wrap = max(sum(bk.rad_float(v) for v in row) for row in S_tot)
+    if wrap > float(wrap_tol):
+        stats["last_wrap"] = wrap
+        return "wrap"
+    hb = bk.const(h)
+    acc = coeffs[K]
+    for k in range(K - 1, -1, -1):  # p(h) at the working precision
+        acc = acc * hb + coeffs[k]
+    T = acc.reshape(N)
+    extra = np.array([bk.interval(-e, e) for _ in range(N)], dtype=object)
+    new = _lohner_update(bk, S, T, S_tot, extra)  # Lemma I7 with S and Φ(c) ∈ T + [−E, E]
+    if not all(bk.is_finite(v) for v in new.r):
+        return "non-finite"
+    return DefectStepResult(t0, h, K, S, new, hull, extra, rho, None, None,
+                            method="defect", pieces=pieces, defect=db.bound(h), error=e,
+                            circle_max=max(db.Mf.tolist()))
