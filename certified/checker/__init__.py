@@ -26,7 +26,7 @@ from importlib import resources
 from typing import Any, Callable, Iterator
 
 from .audits import check_stationary, check_symmetric, judge_claims, rank
-from .balls import BallError, const, set_scale
+from .balls import BallError, const, scaled
 from .dynamics import Field
 from .errors import CheckFailure, Malformed
 from .lemmas import (_contains, check_centre_flags, check_enclosure_at_T,
@@ -148,12 +148,231 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
         return _check_certificate(obj, progress, workers)
 
 
+@dataclass
+class _Ctx:
+    """What every rule reads: the certificate, its exact instance and derived data."""
+
+    obj: dict
+    V: list
+    B: list
+    X0: list
+    lam: Fraction | None
+    lemma: dict | None
+    integ: dict | None
+    audit: dict | None
+    progress: Callable[[int, Fraction], None] | None
+    workers: int
+    steps_checked: int = 0
+
+    @property
+    def n(self) -> int:
+        return len(self.X0)
+
+    @property
+    def d(self) -> int:
+        return len(self.V)
+
+    def judge(self, facts: dict | None = None) -> None:
+        """Re-judge an audit's claims from the proved facts (conclusion only by default)."""
+        if self.audit is not None:
+            judge_claims(self.audit["record"], self.audit["claims"],
+                         dict(facts or {}, conclusion=(self.obj["theorem"], self.obj["verdict"])))
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """One tail lemma: ``prepare`` checks the lemma on its stored data and the verdict it
+    implies (cheap, before the replay) and returns the parsed lemma; ``at_T`` checks the
+    stored boxes against the replayed enclosure at T; ``finish`` re-judges audit claims
+    and returns the report's message."""
+
+    variable: str | None  # the integration variable the lemma is about (None: any)
+    needs_scalar_V: bool
+    prepare: Callable[[_Ctx], dict]
+    at_T: Callable[[_Ctx, dict, Any], None]
+    finish: Callable[[_Ctx, dict], str]
+
+
+def _replayed(ctx: _Ctx, what: str) -> str:
+    t_end = ctx.integ["replay"]["t_end"]
+    return (f"valid: {ctx.steps_checked} steps re-verified to t = {Fraction(t_end)}{what}; "
+            f"verdict {ctx.obj['verdict']!r} for Theorem {ctx.obj['theorem']}")
+
+
+# -- Lemma T4 (V = λI, in z) ------------------------------------------------------------------
+
+def _t4_prepare(ctx: _Ctx) -> dict:
+    lf = check_leader_follower(ctx.lemma, ctx.lam, ctx.B, ctx.n)
+    check_t4_verdict(ctx.obj, lf, ctx.X0, ctx.B)
+    return lf
+
+
+def _t4_finish(ctx: _Ctx, lf: dict) -> str:
+    n = ctx.n
+    P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
+    ctx.judge({"clusters": len(set(lf["leader"])), "P_star": P})
+    return _replayed(ctx, "; Lemma T4 re-checked")
+
+
+# -- Lemma T6 (V = −μI, B symmetric positive definite, in x) -----------------------------------
+
+def _t6_prepare(ctx: _Ctx) -> dict:
+    if ctx.obj["verdict"] != "undecided":
+        raise CheckFailure("verdict", "'undecided' (no lemma proves a limit here)",
+                           repr(ctx.obj["verdict"]))
+    return {"T": Fraction(ctx.lemma["T"])}
+
+
+def _t6_at_T(ctx: _Ctx, parsed: dict, S: Any) -> None:
+    _check_t6(ctx.lemma, ctx.lam, ctx.B, ctx.n, S, Fraction(ctx.integ["replay"]["t_end"]),
+              ctx.integ.get("variable", "z"))
+
+
+def _t6_finish(ctx: _Ctx, parsed: dict) -> str:
+    ctx.judge()
+    return _replayed(ctx, "; Lemma T6 bound re-checked")
+
+
+# -- Lemma T7 (Theorem 4.2's coordinate, V ≠ λI, in x) ----------------------------------------
+
+def _t7_prepare(ctx: _Ctx) -> dict:
+    pb = check_projected(ctx.lemma, ctx.V, ctx.B, ctx.n)
+    _check_t7_verdict(ctx.obj, pb)
+    return pb
+
+
+def _t7_at_T(ctx: _Ctx, pb: dict, S: Any) -> None:
+    check_enclosure_at_T({"leader": list(range(ctx.n)), "boxes": pb["boxes"], "diffs": {}}, S)
+
+
+def _t7_finish(ctx: _Ctx, pb: dict) -> str:
+    ctx.judge()
+    return _replayed(ctx, " (in x); Lemma T7 re-checked")
+
+
+# -- Lemma T8 (Theorem 5.2, paranormal V, dim F ≥ 2, in x) -------------------------------------
+
+def _t8_prepare(ctx: _Ctx) -> dict:
+    pn = check_paranormal(ctx.lemma, ctx.V, ctx.B, ctx.n)
+    check_paranormal_verdict(ctx.obj, pn, ctx.X0)
+    return pn
+
+
+def _t8_at_T(ctx: _Ctx, pn: dict, S: Any) -> None:
+    check_paranormal_enclosure(pn, S, ctx.n, ctx.d)
+
+
+def _t8_finish(ctx: _Ctx, pn: dict) -> str:
+    ctx.judge()
+    return _replayed(ctx, " (in x); Lemma T8 re-checked")
+
+
+# -- no lemma: the replay alone, verdict undecided ----------------------------------------------
+
+def _none_prepare(ctx: _Ctx) -> dict:
+    if ctx.obj["verdict"] != "undecided":
+        raise CheckFailure("verdict", "'undecided' (no lemma proves a limit here)",
+                           repr(ctx.obj["verdict"]))
+    return {"T": None}
+
+
+def _none_at_T(ctx: _Ctx, parsed: dict, S: Any) -> None:
+    return None
+
+
+def _none_finish(ctx: _Ctx, parsed: dict) -> str:
+    ctx.judge()
+    return (f"valid: {ctx.steps_checked} steps re-verified to t = "
+            f"{Fraction(ctx.integ['replay']['t_end'])}; verdict undecided")
+
+
+#: The tail lemmas a replayed certificate may carry, by their code ("T4" …; None: no lemma).
+LEMMAS: dict[str | None, _Rule] = {
+    "T4": _Rule("z", True, _t4_prepare, lambda ctx, lf, S: check_enclosure_at_T(lf, S),
+                _t4_finish),
+    "T6": _Rule("x", True, _t6_prepare, _t6_at_T, _t6_finish),
+    "T7": _Rule("x", False, _t7_prepare, _t7_at_T, _t7_finish),
+    "T8": _Rule("x", False, _t8_prepare, _t8_at_T, _t8_finish),
+    None: _Rule(None, False, _none_prepare, _none_at_T, _none_finish),
+}
+
+
+def _lemma_code(lemma: Any) -> str | None:
+    if lemma is None:
+        return None
+    return str(lemma.get("lemma", "")).split(" ", 1)[0]
+
+
+def _continuous(ctx: _Ctx) -> None:
+    """What the lemmas and the replay are about: continuous time, no variant."""
+    inst = ctx.obj["instance"]
+    if inst.get("time", "continuous") != "continuous" or inst.get("variant"):
+        raise CheckFailure("instance", "continuous time without variant (for the "
+                           "integration and lemmas claimed)", "another setting")
+
+
+def _check_exact(ctx: _Ctx, code: str) -> str:
+    """Lemmas S0, S1, S2: the audit's setting decided exactly, no integration."""
+    _continuous(ctx)
+    facts = _check_exact_audit(ctx.obj, ctx.lemma, code, ctx.V, ctx.B, ctx.X0)
+    judge_claims(ctx.audit["record"], ctx.audit["claims"], facts)
+    how = ("exact setting, constant P enclosed" if code == "S0" else
+           "exact setting, own quadrature and limits")
+    return (f"valid: Lemma {code} re-checked ({how}); {len(ctx.audit['claims'])} claim "
+            "verdicts re-judged")
+
+
+def _check_unintegrated(ctx: _Ctx) -> str:
+    """No integration: nothing is proved, so the verdict (and every claim) is undecided
+    (in any time setting: e.g. discrete time or a variant)."""
+    if ctx.lemma is not None:
+        raise CheckFailure("integration", "the validated steps behind the lemma", "null")
+    if ctx.obj["verdict"] != "undecided":
+        raise CheckFailure("verdict", "'undecided' (nothing was integrated)",
+                           repr(ctx.obj["verdict"]))
+    ctx.judge()
+    return "valid: no integration, no lemma, verdict undecided"
+
+
+def _check_replayed(ctx: _Ctx, code: str | None) -> str:
+    """A tail lemma (or none) on top of replayed steps: the lemma's rule first (cheap),
+    then every step in the checker's own arithmetic, the lemma's boxes at T last."""
+    _continuous(ctx)
+    if code not in LEMMAS:
+        raise CheckFailure("tail_lemma.lemma", "T4, T6, T7 or T8", repr(ctx.lemma.get("lemma")))
+    rule = LEMMAS[code]
+    if ctx.lam is None and rule.needs_scalar_V:
+        raise CheckFailure("instance.V", "V = λI (or Lemma T7's or T8's data in x for "
+                           "another V)", "another V")
+    parsed = rule.prepare(ctx)
+    integ = ctx.integ
+    replay = integ.get("replay")
+    if replay is None:
+        raise CheckFailure("integration.replay", "replay data for every step",
+                           integ.get("replay_note", "none"))
+    t_end = Fraction(replay["t_end"])
+    variable = integ.get("variable", "z")
+    if rule.variable is not None and (variable != rule.variable or parsed["T"] != t_end):
+        raise CheckFailure("tail_lemma.T", f"the end of the replay, t = {t_end} (in "
+                           f"{rule.variable})", str(ctx.lemma["T"]))
+    if ctx.lam is None and variable != "x":  # a lemma T7/T8 run that stopped undecided, say
+        raise CheckFailure("integration.variable", "'x' (the checker's field for V ≠ λI "
+                           "is in the original variable)", repr(variable))
+    field = (Field(None, ctx.B, ctx.n, "x", V=ctx.V) if ctx.lam is None
+             else Field(ctx.lam, ctx.B, ctx.n, variable))
+    records = replay["records"]
+    replay_steps(field, ctx.X0, integ["steps"], records, t_end, ctx.progress, ctx.workers,
+                 lambda S: rule.at_T(ctx, parsed, S))
+    ctx.steps_checked = len(records)
+    return rule.finish(ctx, parsed)
+
+
 def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None,
                        workers: int) -> Report:
     t_start = time.perf_counter()
     _schema_check(obj)
     _number_sizes_check(obj)
-    steps_checked = 0
+    ctx = None
     try:
         if obj.get("digest") != digest(obj):
             raise CheckFailure("digest", digest(obj), repr(obj.get("digest")))
@@ -165,137 +384,33 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
             if [_matrix(rinst, k) for k in ("V", "Q", "K", "X0")] != [V, Q, K, X0]:
                 raise CheckFailure("audit.record.instance", "the certificate's instance",
                                    "another instance")
-        def continuous() -> None:  # what the lemmas and the replay are about
-            if inst.get("time", "continuous") != "continuous" or inst.get("variant"):
-                raise CheckFailure("instance", "continuous time without variant (for the "
-                                   "integration and lemmas claimed)", "another setting")
-        n, d = len(X0), len(V)
+        d = len(V)
         B = [[sum((Q[r][a] * K[r][b] for r in range(len(Q))), Fraction(0)) for b in range(d)]
              for a in range(d)]
-        lam = _scalar(V)
-        lemma = obj.get("tail_lemma")
-        integ = obj.get("integration")
-        # The balls' scale is module state: set it once here, before any ball is made, so
-        # no check inherits it from an earlier one. Finer than the producer's precision.
-        if integ is not None:
-            set_scale(int(integ["bits"]) + 64)
-        else:
-            set_scale(max(256, int((obj.get("precision") or {}).get("bits", 0)) + 64))
-        kind0 = str(lemma.get("lemma", "")) if isinstance(lemma, dict) else ""
-        if audit is not None and kind0.startswith(("S0", "S1", "S2")):
-            continuous()
-            facts = _check_exact_audit(obj, lemma, kind0, V, B, X0)
-            judge_claims(audit["record"], audit["claims"], facts)
-            how = ("exact setting, constant P enclosed" if kind0.startswith("S0") else
-                   "exact setting, own quadrature and limits")
-            return Report(True, f"valid: Lemma {kind0[:2]} re-checked ({how}); "
-                          f"{len(audit['claims'])} claim verdicts re-judged", 0,
-                          time.perf_counter() - t_start)
-        if integ is None:
-            if lemma is not None:
-                raise CheckFailure("integration", "the validated steps behind the lemma", "null")
-            if obj["verdict"] != "undecided":
-                raise CheckFailure("verdict", "'undecided' (nothing was integrated)",
-                                   repr(obj["verdict"]))
-            if audit is not None:  # nothing proved: every claim must be undecided
-                judge_claims(audit["record"], audit["claims"],
-                             {"conclusion": (obj["theorem"], obj["verdict"])})
-            # (in any time setting: nothing is claimed, e.g. discrete time or a variant)
-            return Report(True, "valid: no integration, no lemma, verdict undecided", 0,
-                          time.perf_counter() - t_start)
-        continuous()
-        kind = str(lemma.get("lemma", "")) if lemma is not None else ""
-        if lam is None and lemma is not None and not kind.startswith(("T7", "T8")):
-            raise CheckFailure("instance.V", "V = λI (or Lemma T7's or T8's data in x for "
-                               "another V)", "another V")
-        if lemma is not None and not kind.startswith(("T4", "T6", "T7", "T8")):
-            raise CheckFailure("tail_lemma.lemma", "T4, T6, T7 or T8", repr(lemma.get("lemma")))
-        # Cheap checks first: the lemma on its stored data, and the verdict it implies.
-        lf = pb = pn = None
-        if kind.startswith("T8"):
-            pn = check_paranormal(lemma, V, B, n)
-            check_paranormal_verdict(obj, pn, X0)
-        elif kind.startswith("T7"):
-            pb = check_projected(lemma, V, B, n)
-            _check_t7_verdict(obj, pb)
-        elif kind.startswith("T4"):
-            lf = check_leader_follower(lemma, lam, B, n)
-            check_t4_verdict(obj, lf, X0, B)
-        elif kind.startswith("T6") or lemma is None:
-            if obj["verdict"] != "undecided":
-                raise CheckFailure("verdict", "'undecided' (no lemma proves a limit here)",
-                                   repr(obj["verdict"]))
-        # Then every step, in the checker's own arithmetic.
-        replay = integ.get("replay")
-        if replay is None:
-            raise CheckFailure("integration.replay", "replay data for every step",
-                               integ.get("replay_note", "none"))
-        records = replay["records"]
-        t_end = Fraction(replay["t_end"])
-        variable = integ.get("variable", "z")
-        if (pb or pn) is not None and (variable != "x" or (pb or pn)["T"] != t_end):
-            raise CheckFailure("tail_lemma.T", f"the end of the replay, t = {t_end} (in x)",
-                               str(lemma["T"]))
-        if lam is None and variable != "x":  # a lemma T7/T8 run that stopped undecided, say
-            raise CheckFailure("integration.variable", "'x' (the checker's field for V ≠ λI "
-                               "is in the original variable)", repr(variable))
-        field = (Field(None, B, n, "x", V=V) if lam is None
-                 else Field(lam, B, n, variable))
-        if lf is not None and (field.variable != "z" or lf["T"] != t_end):
-            raise CheckFailure("tail_lemma.T", f"the end of the replay, t = {t_end} (in z)",
-                               str(lemma["T"]))
-
-        def at_T(S: Any) -> None:
-            """The lemma's boxes must contain the replayed enclosure at T."""
-            if lf is not None:
-                check_enclosure_at_T(lf, S)
-            elif pn is not None:
-                check_paranormal_enclosure(pn, S, n, d)
-            elif pb is not None:
-                check_enclosure_at_T({"leader": list(range(n)), "boxes": pb["boxes"],
-                                      "diffs": {}}, S)
-            elif kind.startswith("T6"):
-                _check_t6(lemma, lam, B, n, S, t_end, field.variable)
-
-        replay_steps(field, X0, integ["steps"], records, t_end, progress, workers, at_T)
-        steps_checked = len(records)
-        if lf is not None:
-            if audit is not None:
-                leaders = sorted(set(lf["leader"]))
-                P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
-                judge_claims(audit["record"], audit["claims"],
-                             {"clusters": len(leaders), "P_star": P,
-                              "conclusion": (obj["theorem"], obj["verdict"])})
-            msg = (f"valid: {steps_checked} steps re-verified to t = {t_end}; Lemma T4 "
-                   f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
-        elif pn is not None:
-            if audit is not None:
-                judge_claims(audit["record"], audit["claims"],
-                             {"conclusion": (obj["theorem"], obj["verdict"])})
-            msg = (f"valid: {steps_checked} steps re-verified to t = {t_end} (in x); Lemma T8 "
-                   f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
-        elif pb is not None:
-            if audit is not None:
-                judge_claims(audit["record"], audit["claims"],
-                             {"conclusion": (obj["theorem"], obj["verdict"])})
-            msg = (f"valid: {steps_checked} steps re-verified to t = {t_end} (in x); Lemma T7 "
-                   f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
-        elif kind.startswith("T6"):
-            msg = (f"valid: {steps_checked} steps re-verified to t = {t_end}; Lemma T6 "
-                   "bound re-checked; verdict 'undecided'")
-        else:
-            msg = f"valid: {steps_checked} steps re-verified to t = {t_end}; verdict undecided"
-        if lf is None and pb is None and pn is None and audit is not None:  # T6 or no lemma: no limit object is proved
-            judge_claims(audit["record"], audit["claims"],
-                         {"conclusion": (obj["theorem"], obj["verdict"])})
+        ctx = _Ctx(obj, V, B, X0, _scalar(V), obj.get("tail_lemma"), obj.get("integration"),
+                   audit, progress, workers)
+        code = _lemma_code(ctx.lemma)
+        # The balls' scale is module state: set for this check only (restored after), before
+        # any ball is made. Finer than the producer's precision.
+        bits = (int(ctx.integ["bits"]) + 64 if ctx.integ is not None else
+                max(256, int((obj.get("precision") or {}).get("bits", 0)) + 64))
+        with scaled(bits):
+            if audit is not None and code in ("S0", "S1", "S2"):
+                msg = _check_exact(ctx, code)
+            elif ctx.integ is None:
+                msg = _check_unintegrated(ctx)
+            else:
+                msg = _check_replayed(ctx, code)
     except CheckFailure as exc:
-        return Report(False, str(exc), steps_checked, time.perf_counter() - t_start)
+        return Report(False, str(exc), ctx.steps_checked if ctx else 0,
+                      time.perf_counter() - t_start)
     except BallError as exc:  # the checker's arithmetic could not settle a quantity
         return Report(False, f"arithmetic: Expected enclosures the checker can evaluate. "
-                      f"Got {exc}.", steps_checked, time.perf_counter() - t_start)
+                      f"Got {exc}.", ctx.steps_checked if ctx else 0,
+                      time.perf_counter() - t_start)
     except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError) as exc:
         raise Malformed(f"certificate field missing or of the wrong type: {exc!r}") from None
-    return Report(True, msg, steps_checked, time.perf_counter() - t_start)
+    return Report(True, msg, ctx.steps_checked, time.perf_counter() - t_start)
 
 
 def _check_t7_verdict(obj: dict, pb: dict) -> None:
