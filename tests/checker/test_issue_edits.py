@@ -112,3 +112,63 @@ def test_unknown_fields_are_rejected(certs):
 
             cert["digest"] = load(name)["digest"]
         assert path[-1] in msg and ("Expected no such field" in msg or "schema" in msg), msg
+
+
+def _tight(cert: dict, kind: str) -> list:
+    """The checker's own centre intervals (box ± δ₀, and S_F·(box ± δ₀) for T8) from the
+    fixture's lemma, computed here from its parsed data."""
+    from certified.checker import _matrix
+    from certified.checker.lemmas import check_leader_follower
+    from certified.checker.paranormal import check_paranormal
+
+    inst = cert["instance"]
+    V, Q, K = (_matrix(inst, k) for k in ("V", "Q", "K"))
+    d = len(V)
+    B = [[sum((Q[r][a] * K[r][b] for r in range(len(Q))), F(0)) for b in range(d)]
+         for a in range(d)]
+    n = len(inst["X0"])
+    lemma = cert["tail_lemma"]
+    from certified.checker.balls import scaled
+
+    with scaled(int(cert["integration"]["bits"]) + 64):  # the check's own scale
+        lf = (check_paranormal(lemma, V, B, n) if kind == "T8"
+              else check_leader_follower(lemma, V[0][0], B, n))
+    out = []
+    for k in sorted(set(lf["leader"])):
+        box = [(lo - lf["delta0"], hi + lf["delta0"]) for lo, hi in lf["boxes"][k]]
+        if kind == "T8":
+            S, kk = lf["S"], lf["k"]
+            full = []
+            for r in range(len(S)):
+                lo = sum((S[r][c] * (box[c][0] if S[r][c] >= 0 else box[c][1])
+                          for c in range(kk)), F(0))
+                hi = sum((S[r][c] * (box[c][1] if S[r][c] >= 0 else box[c][0])
+                          for c in range(kk)), F(0))
+                full.append((lo, hi))
+            out.append((box, full))
+        else:
+            out.append((box, None))
+    return out
+
+
+@pytest.mark.parametrize("name,kind,key", [("t4_21", "T4", "center"),
+                                          ("t8_52", "T8", "center_F_coordinates"),
+                                          ("t8_52", "T8", "center")])
+def test_centres_tight_are_accepted_and_a_hair_less_rejected(certs, name, kind, key):
+    """Each stored centre must contain the proved one: set to exactly the proved interval
+    it passes; moved in by 10⁻³⁰ at either end it is rejected (kills comparisons that
+    enclose less than box ± δ₀)."""
+    cert = certs[name]
+    tight = _tight(cert, kind)
+    eps = F(1, 10 ** 30)
+    for idx, (box, full) in enumerate(tight):
+        ivs = full if key == "center" and full is not None else box
+        for c, (lo, hi) in enumerate(ivs):
+            path = ("limit", "clusters", idx, key, c)
+            with tamper.edited(cert, path, [str(lo), str(hi)]) as t:
+                _check_claims_only(t)
+            for new in ([str(lo + eps), str(hi)], [str(lo), str(hi - eps)]):
+                with tamper.edited(cert, path, new) as t:
+                    with pytest.raises(CheckFailure) as exc:
+                        _check_claims_only(t)
+                assert exc.value.where == f"limit.clusters[{idx}].{key}[{c}]", str(exc.value)
