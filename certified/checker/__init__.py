@@ -26,21 +26,19 @@ from importlib import resources
 from typing import Any, Callable, Iterator
 
 from .audits import check_stationary, check_symmetric, judge_claims, rank
-from .balls import BallError, const, set_scale
+from .balls import BallError, const, scaled
 from .dynamics import Field
 from .errors import CheckFailure, Malformed
-from .lemmas import (
-    _contains,
-    check_centre_flags,
-    check_enclosure_at_T,
-    check_leader_follower,
-    check_t4_verdict,
-)
-from .paranormal import check_paranormal, check_paranormal_enclosure, check_paranormal_verdict
+from .hypotheses import decide, is_positive_definite
+from .lemmas import (_contains, _q, check_centre_flags, check_enclosure_at_T,
+                     check_leader_follower, check_t4_verdict, closed)
+from .selftest import ArithmeticUnfit, arithmetic_selftest
+from .paranormal import (check_paranormal, check_paranormal_enclosure,
+                         check_paranormal_verdict)
 from .projected import check_projected
 from .replay import replay_steps
 
-__all__ = ["CheckFailure", "Malformed", "Report", "check_certificate", "check_file", "digest"]
+__all__ = ["ArithmeticUnfit", "CheckFailure", "LEMMAS", "Malformed", "Report", "check_certificate", "check_file", "digest"]
 
 
 @dataclass
@@ -73,11 +71,74 @@ def _schema_check(obj: Any) -> None:
         raise Malformed(f"certificate version {obj.get('version')!r} is not supported (1)")
     schema = json.loads(resources.files("certified").joinpath(
         "schemas/certificate.schema.json").read_text(encoding="utf-8"))
+    # The schema's bulk (the steps and replay records, 10⁵ nodes) is checked by the same
+    # rules written out in _bulk_check: jsonschema takes seconds on it.
+    shallow, bulk = _split_bulk(obj)
     try:
-        jsonschema.validate(obj, schema)
+        jsonschema.validate(shallow, schema)
     except jsonschema.ValidationError as exc:
         path = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
         raise Malformed(f"schema: at {path}: {exc.message}") from None
+    _bulk_check(*bulk)
+
+
+def _split_bulk(obj: dict) -> tuple[dict, tuple]:
+    integ = obj.get("integration")
+    if not isinstance(integ, dict):
+        return obj, ([], [])
+    steps, replay = integ.get("steps"), integ.get("replay")
+    records = replay.get("records") if isinstance(replay, dict) else None
+    if not isinstance(steps, list) or not isinstance(records, list):
+        return obj, ([], [])
+    integ2 = dict(integ, steps=[], replay=dict(replay, records=[]))
+    return dict(obj, integration=integ2), (steps, records)
+
+
+def _strings(x: Any, where: str, length: int | None = None) -> None:
+    if not isinstance(x, list) or not all(isinstance(v, str) for v in x) or \
+            (length is not None and len(x) != length):
+        raise Malformed(f"schema: at {where}: expected an array of "
+                        f"{length if length is not None else 'any number of'} strings")
+
+
+_RECORD_KEYS = {"order", "rho", "velocity", "apriori", "set"}
+
+
+def _bulk_check(steps: list, records: list) -> None:
+    """The schema's rules for integration/steps and integration/replay/records."""
+    for k, st in enumerate(steps):
+        _strings(st, f"integration/steps/{k}", 2)
+    for k, rec in enumerate(records):
+        at = f"integration/replay/records/{k}"
+        if not isinstance(rec, dict) or not {"order", "rho", "apriori", "set"} <= set(rec) \
+                or not set(rec) <= _RECORD_KEYS:
+            raise Malformed(f"schema: at {at}: expected the fields order, rho, apriori, set "
+                            "(and velocity), no others")
+        order = rec["order"]
+        if isinstance(order, bool) or not isinstance(order, int):
+            raise Malformed(f"schema: at {at}/order: {order!r} is not of type 'integer'")
+        if not 1 <= order <= 1_000_000:
+            raise Malformed(f"schema: at {at}/order: {order} is " + (
+                "greater than the maximum of 1000000" if order > 1 else
+                "less than the minimum of 1"))
+        if not isinstance(rec["rho"], str):
+            raise Malformed(f"schema: at {at}/rho: expected a string")
+        if "velocity" in rec:
+            _strings(rec["velocity"], f"{at}/velocity")
+        if not isinstance(rec["apriori"], list):
+            raise Malformed(f"schema: at {at}/apriori: expected an array")
+        for i, a in enumerate(rec["apriori"]):
+            _strings(a, f"{at}/apriori/{i}", 4)
+        st = rec["set"]
+        if not isinstance(st, dict) or set(st) != {"c", "A", "r"}:
+            raise Malformed(f"schema: at {at}/set: expected exactly the fields c, A, r")
+        _strings(st["c"], f"{at}/set/c")
+        if not isinstance(st["A"], list) or not isinstance(st["r"], list):
+            raise Malformed(f"schema: at {at}/set: expected arrays A and r")
+        for i, row in enumerate(st["A"]):
+            _strings(row, f"{at}/set/A/{i}")
+        for i, pair in enumerate(st["r"]):
+            _strings(pair, f"{at}/set/r/{i}", 2)
 
 
 #: Largest decimal exponent accepted in an exact-number string. Fraction("1e999999999")
@@ -88,23 +149,41 @@ MAX_EXPONENT = 100_000
 _EXPONENT = re.compile(r"\s*[+-]?(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)[eE]([+-]?\d[\d_]*)\s*")
 
 
+def _too_large(x: str) -> bool:
+    if "e" not in x and "E" not in x:
+        return False
+    m = _EXPONENT.fullmatch(x)
+    digits = m.group(1).lstrip("+-").replace("_", "") if m else ""
+    return len(digits) > 6 or bool(digits and int(digits) > MAX_EXPONENT)
+
+
 def _number_sizes_check(obj: Any, where: str = "") -> None:
     """Malformed if any string carries a decimal exponent beyond ±MAX_EXPONENT (walked
-    before anything is parsed; strings without 'e'/'E' cost one test each)."""
-    stack = [(obj, where)]
+    before anything is parsed; strings without 'e'/'E' cost one test each; the path of an
+    offending string is found by a second walk)."""
+    stack = [obj]
     while stack:
-        x, at = stack.pop()
+        x = stack.pop()
         if isinstance(x, str):
-            if "e" in x or "E" in x:
-                m = _EXPONENT.fullmatch(x)
-                digits = m.group(1).lstrip("+-").replace("_", "") if m else ""
-                if len(digits) > 6 or (digits and int(digits) > MAX_EXPONENT):
-                    raise Malformed(f"{at or '(top level)'}: the number {x[:40]!r} has a "
-                                    f"decimal exponent beyond ±{MAX_EXPONENT}")
+            if _too_large(x):
+                break
         elif isinstance(x, dict):
-            stack.extend((v, f"{at}.{k}" if at else str(k)) for k, v in x.items())
+            stack.extend(x.values())
         elif isinstance(x, list):
-            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(x))
+            stack.extend(x)
+    else:
+        return
+    paths = [(obj, where)]
+    while paths:
+        x, at = paths.pop()
+        if isinstance(x, str):
+            if _too_large(x):
+                raise Malformed(f"{at or '(top level)'}: the number {x[:40]!r} has a "
+                                f"decimal exponent beyond ±{MAX_EXPONENT}")
+        elif isinstance(x, dict):
+            paths.extend((v, f"{at}.{k}" if at else str(k)) for k, v in x.items())
+        elif isinstance(x, list):
+            paths.extend((v, f"{at}[{i}]") for i, v in enumerate(x))
 
 
 def _matrix(inst: dict, key: str) -> list[list[Fraction]]:
@@ -148,16 +227,357 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
 
     ``workers`` > 1 replays contiguous chunks of the steps in that many processes
     (:func:`.replay.replay_steps`, Lemma C12); the outcome is the same as with 1."""
+    arithmetic_selftest()  # raises ArithmeticUnfit (a Malformed: exit 2) on a bad FPU mode
     with _long_numbers():
         return _check_certificate(obj, progress, workers)
 
 
+@dataclass
+class _Ctx:
+    """What every rule reads: the certificate, its exact instance and derived data."""
+
+    obj: dict
+    V: list
+    B: list
+    X0: list
+    lam: Fraction | None
+    lemma: dict | None
+    integ: dict | None
+    audit: dict | None
+    progress: Callable[[int, Fraction], None] | None
+    workers: int
+    steps_checked: int = 0
+    replay: bool = True  # False only in _check_claims_only (tests): never a valid report
+
+    @property
+    def n(self) -> int:
+        return len(self.X0)
+
+    @property
+    def d(self) -> int:
+        return len(self.V)
+
+    def judge(self, facts: dict | None = None) -> None:
+        """Re-judge an audit's claims from the proved facts (conclusion only by default)."""
+        if self.audit is not None:
+            judge_claims(self.audit["record"], self.audit["claims"],
+                         dict(facts or {}, conclusion=(self.obj["theorem"], self.obj["verdict"])))
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """One tail lemma: ``prepare`` checks the lemma on its stored data and the verdict it
+    implies (cheap, before the replay) and returns the parsed lemma; ``at_T`` checks the
+    stored boxes against the replayed enclosure at T; ``finish`` re-judges audit claims
+    and returns the report's message."""
+
+    title: str | None  # the lemma's full name, compared verbatim
+    keys: frozenset  # the fields of its tail_lemma object (closed)
+    variable: str | None  # the integration variable the lemma is about (None: any)
+    needs_scalar_V: bool
+    prepare: Callable[[_Ctx], dict]
+    at_T: Callable[[_Ctx, dict, Any], None]
+    finish: Callable[[_Ctx, dict], str]
+
+
+def _replayed(ctx: _Ctx, what: str) -> str:
+    t_end = ctx.integ["replay"]["t_end"]
+    return (f"valid: {ctx.steps_checked} steps re-verified to t = {Fraction(t_end)}{what}; "
+            f"verdict {ctx.obj['verdict']!r} for Theorem {ctx.obj['theorem']}")
+
+
+# -- Lemma T4 (V = λI, in z) ------------------------------------------------------------------
+
+def _t4_prepare(ctx: _Ctx) -> dict:
+    lf = check_leader_follower(ctx.lemma, ctx.lam, ctx.B, ctx.n)
+    check_t4_verdict(ctx.obj, lf, ctx.X0, ctx.B)
+    return lf
+
+
+def _t4_finish(ctx: _Ctx, lf: dict) -> str:
+    n = ctx.n
+    P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
+    ctx.judge({"clusters": len(set(lf["leader"])), "P_star": P})
+    return _replayed(ctx, "; Lemma T4 re-checked")
+
+
+# -- Lemma T6 (V = −μI, B symmetric positive definite, in x) -----------------------------------
+
+def _t6_prepare(ctx: _Ctx) -> dict:
+    if not is_positive_definite(ctx.B):  # the derivative formula of T6 needs B = Bᵀ ≻ 0
+        raise CheckFailure("tail_lemma", "Lemma T6's hypothesis QᵀK symmetric positive "
+                           "definite (exact)", "another QᵀK")
+    _check_t6_limit(ctx.obj, ctx.lemma)
+    integ = ctx.integ
+    _check_t6_data(ctx.lemma, ctx.lam, Fraction((integ.get("replay") or {}).get("t_end", "-1")),
+                   integ.get("variable", "z"))
+    return {"T": Fraction(ctx.lemma["T"])}
+
+
+def _t6_at_T(ctx: _Ctx, parsed: dict, S: Any) -> None:
+    _check_t6(ctx.lemma, ctx.lam, ctx.B, ctx.n, S, Fraction(ctx.integ["replay"]["t_end"]),
+              ctx.integ.get("variable", "z"))
+
+
+def _t6_finish(ctx: _Ctx, parsed: dict) -> str:
+    ctx.judge()
+    return _replayed(ctx, "; Lemma T6 bound re-checked")
+
+
+# -- Lemma T7 (Theorem 4.2's coordinate, V ≠ λI, in x) ----------------------------------------
+
+def _t7_prepare(ctx: _Ctx) -> dict:
+    pb = check_projected(ctx.lemma, ctx.V, ctx.B, ctx.n)
+    _check_t7_verdict(ctx.obj, pb)
+    return pb
+
+
+def _t7_at_T(ctx: _Ctx, pb: dict, S: Any) -> None:
+    check_enclosure_at_T({"leader": list(range(ctx.n)), "boxes": pb["boxes"], "diffs": {}}, S)
+
+
+def _t7_finish(ctx: _Ctx, pb: dict) -> str:
+    ctx.judge()
+    return _replayed(ctx, " (in x); Lemma T7 re-checked")
+
+
+# -- Lemma T8 (Theorem 5.2, paranormal V, dim F ≥ 2, in x) -------------------------------------
+
+def _t8_prepare(ctx: _Ctx) -> dict:
+    pn = check_paranormal(ctx.lemma, ctx.V, ctx.B, ctx.n)
+    check_paranormal_verdict(ctx.obj, pn, ctx.X0)
+    return pn
+
+
+def _t8_at_T(ctx: _Ctx, pn: dict, S: Any) -> None:
+    check_paranormal_enclosure(pn, S, ctx.n, ctx.d)
+
+
+def _t8_finish(ctx: _Ctx, pn: dict) -> str:
+    ctx.judge()
+    return _replayed(ctx, " (in x); Lemma T8 re-checked")
+
+
+# -- no lemma: the replay alone, verdict undecided ----------------------------------------------
+
+def _none_prepare(ctx: _Ctx) -> dict:
+    _nothing_claimed(ctx.obj)
+    return {"T": None}
+
+
+def _nothing_claimed(obj: dict) -> None:
+    if obj["verdict"] != "undecided":
+        raise CheckFailure("verdict", "'undecided' (no lemma proves a limit here)",
+                           repr(obj["verdict"]))
+    for key in ("limit", "evidence"):
+        if obj.get(key):
+            raise CheckFailure(key, "null (nothing is proved)", repr(obj[key])[:60])
+
+
+def _none_at_T(ctx: _Ctx, parsed: dict, S: Any) -> None:
+    return None
+
+
+def _none_finish(ctx: _Ctx, parsed: dict) -> str:
+    ctx.judge()
+    return (f"valid: {ctx.steps_checked} steps re-verified to t = "
+            f"{Fraction(ctx.integ['replay']['t_end'])}; verdict undecided")
+
+
+#: The tail lemmas a replayed certificate may carry, by their code ("T4" …; None: no lemma).
+_T4_KEYS = frozenset({"lemma", "T", "lambda", "leader_map", "m", "mu", "delta", "eta", "delta0",
+                      "eta0", "D", "rate_constant", "boxes_at_T", "differences_at_T"})
+LEMMAS: dict[str | None, _Rule] = {
+    "T4": _Rule("T4 (leader-follower, V = λI)", _T4_KEYS, "z", True, _t4_prepare, lambda ctx, lf, S: check_enclosure_at_T(lf, S),
+                _t4_finish),
+    "T6": _Rule("T6 (energy bound, V = −μI, B symmetric positive definite)",
+                frozenset({"lemma", "T", "mu", "q_at_T_upper", "log_n_upper", "sup_q_upper"}),
+                "x", True, _t6_prepare, _t6_at_T, _t6_finish),
+    "T7": _Rule("T7 (projected groups, simple dominant eigenvalue)",
+                frozenset({"lemma", "T", "lambda1", "psi_row", "psi", "norm_S", "nu", "c1",
+                           "c2", "Y", "Omega", "D", "beta_lower", "groups", "m", "delta",
+                           "delta0", "limits_psi_z", "omega_at_T", "boxes_at_T"}),
+                "x", False, _t7_prepare, _t7_at_T, _t7_finish),
+    "T8": _Rule("T8 (leader-follower in F, paranormal V)",
+                _T4_KEYS | {"kappa", "basis", "dim_F", "B_FF", "nu", "g", "Y", "G_boxes_at_T",
+                            "coordinates"},
+                "x", False, _t8_prepare, _t8_at_T, _t8_finish),
+    None: _Rule(None, frozenset(), None, False, _none_prepare, _none_at_T, _none_finish),
+}
+
+
+def _lemma_code(lemma: Any) -> str | None:
+    if lemma is None:
+        return None
+    return str(lemma.get("lemma", "")).split(" ", 1)[0]
+
+
+def _continuous(ctx: _Ctx) -> None:
+    """What the lemmas and the replay are about: continuous time, no variant."""
+    inst = ctx.obj["instance"]
+    if inst.get("time", "continuous") != "continuous" or inst.get("variant"):
+        raise CheckFailure("instance", "continuous time without variant (for the "
+                           "integration and lemmas claimed)", "another setting")
+
+
+def _check_hypotheses(ctx: _Ctx, code: str | None) -> None:
+    """``hypotheses_hold`` re-decided exactly (Lemma C16): ``true`` must be proved,
+    ``false`` must not be disproved, ``null`` claims nothing. For the audit lemmas S0–S2
+    the hypotheses are the lemma's setting, decided exactly by its own check below (a
+    ``false`` there is disproved by it)."""
+    claim = ctx.obj.get("hypotheses_hold")
+    if claim is None:
+        return
+    if ctx.audit is not None and code in ("S0", "S1", "S2"):
+        truth: bool | None = True  # or the lemma's check fails
+    else:
+        truth = decide(str(ctx.obj["theorem"]), ctx.V, ctx.B, ctx.X0)
+    if claim is True and truth is not True:
+        raise CheckFailure("hypotheses_hold", "false or null (the checker " + (
+            f"disproves the hypotheses of theorem {ctx.obj['theorem']} exactly)" if truth is False
+            else f"cannot confirm the hypotheses of theorem {ctx.obj['theorem']})"), "true")
+    if claim is False and truth is True:
+        raise CheckFailure("hypotheses_hold", "true (the hypotheses of theorem "
+                           f"{ctx.obj['theorem']} proved exactly by the checker)", "false")
+
+
+#: the audit lemmas' titles (compared verbatim)
+AUDIT_LEMMAS = {"S0": "S0 (stationary configuration, proofs_notes/audits.md)",
+                "S1": "S1 (symmetric pair, proofs_notes/audits.md)",
+                "S2": "S2 (odd-symmetric triple in d = 1, proofs_notes/audits.md)"}
+
+
+def _check_exact(ctx: _Ctx, code: str) -> str:
+    """Lemmas S0, S1, S2: the audit's setting decided exactly, no integration."""
+    _continuous(ctx)
+    if ctx.lemma.get("lemma") != AUDIT_LEMMAS[code]:
+        raise CheckFailure("tail_lemma.lemma", repr(AUDIT_LEMMAS[code]),
+                           repr(ctx.lemma.get("lemma")))
+    facts = _check_exact_audit(ctx.obj, ctx.lemma, code, ctx.V, ctx.B, ctx.X0)
+    judge_claims(ctx.audit["record"], ctx.audit["claims"], facts)
+    how = ("exact setting, constant P enclosed" if code == "S0" else
+           "exact setting, own quadrature and limits")
+    return (f"valid: Lemma {code} re-checked ({how}); {len(ctx.audit['claims'])} claim "
+            "verdicts re-judged")
+
+
+def _check_unintegrated(ctx: _Ctx) -> str:
+    """No integration: nothing is proved, so the verdict (and every claim) is undecided
+    (in any time setting: e.g. discrete time or a variant)."""
+    if ctx.lemma is not None:
+        raise CheckFailure("integration", "the validated steps behind the lemma", "null")
+    _nothing_claimed(ctx.obj)
+    ctx.judge()
+    return "valid: no integration, no lemma, verdict undecided"
+
+
+def _check_replayed(ctx: _Ctx, code: str | None) -> str:
+    """A tail lemma (or none) on top of replayed steps: the lemma's rule first (cheap),
+    then every step in the checker's own arithmetic, the lemma's boxes at T last."""
+    _continuous(ctx)
+    if code not in LEMMAS:
+        raise CheckFailure("tail_lemma.lemma", "T4, T6, T7 or T8", repr(ctx.lemma.get("lemma")))
+    rule = LEMMAS[code]
+    if rule.title is not None:
+        if ctx.lemma.get("lemma") != rule.title:
+            raise CheckFailure("tail_lemma.lemma", repr(rule.title), repr(ctx.lemma.get("lemma")))
+        closed(ctx.lemma, set(rule.keys), "tail_lemma")
+        if not isinstance(ctx.lemma.get("coordinates", ""), str):
+            raise CheckFailure("tail_lemma.coordinates", "a string", "another type")
+    if ctx.lam is None and rule.needs_scalar_V:
+        raise CheckFailure("instance.V", "V = λI (or Lemma T7's or T8's data in x for "
+                           "another V)", "another V")
+    parsed = rule.prepare(ctx)
+    integ = ctx.integ
+    replay = integ.get("replay")
+    if replay is None:
+        raise CheckFailure("integration.replay", "replay data for every step",
+                           integ.get("replay_note", "none"))
+    t_end = Fraction(replay["t_end"])
+    variable = integ.get("variable", "z")
+    if rule.variable is not None and variable != rule.variable:
+        raise CheckFailure("integration.variable", f"{rule.variable!r} (Lemma {code} is about "
+                           f"{rule.variable})", repr(variable))
+    if rule.variable is not None and parsed["T"] != t_end:
+        raise CheckFailure("tail_lemma.T", f"the end of the replay, integration.replay.t_end "
+                           f"= {t_end} (in "
+                           f"{rule.variable})", str(ctx.lemma["T"]))
+    if ctx.lam is None and variable != "x":  # a lemma T7/T8 run that stopped undecided, say
+        raise CheckFailure("integration.variable", "'x' (the checker's field for V ≠ λI "
+                           "is in the original variable)", repr(variable))
+    field = (Field(None, ctx.B, ctx.n, "x", V=ctx.V) if ctx.lam is None
+             else Field(ctx.lam, ctx.B, ctx.n, variable))
+    records = replay["records"]
+    _check_integration_claims(ctx, t_end, parsed)
+    if not ctx.replay:
+        return "claims checked; steps NOT replayed"
+    replay_steps(field, ctx.X0, integ["steps"], records, t_end, ctx.progress, ctx.workers,
+                 lambda S: rule.at_T(ctx, parsed, S))
+    ctx.steps_checked = len(records)
+    return rule.finish(ctx, parsed)
+
+
+def _check_integration_claims(ctx: _Ctx, t_end: Fraction, parsed: dict) -> None:
+    """The integration's and the timescale's own claims: the replayed step count, the
+    time the steps reach, and the lemma's time T."""
+    integ, replay = ctx.integ, ctx.integ["replay"]
+    if replay.get("steps") != len(replay["records"]):
+        raise CheckFailure("integration.replay.steps", str(len(replay["records"])),
+                           repr(replay.get("steps")))
+    steps = integ["steps"]
+    end = Fraction(steps[-1][0]) + Fraction(steps[-1][1]) if steps else Fraction(0)
+    until = Fraction(str(integ.get("certified_until", end)))
+    if until != end or until < t_end:
+        raise CheckFailure("integration.certified_until", f"{end} (the end of the last of "
+                           "integration.steps, "
+                           f">= the replayed {t_end})", str(integ.get("certified_until")))
+    ts = ctx.obj.get("timescale")
+    if ctx.lemma is None or ts is None:
+        return
+    T = Fraction(ctx.lemma["T"])
+    allowed = {"T", "T_float", "meaning", "T_first", "T_first_float", "T_used",
+               "delta0_at_first", "delta0_at_T_used"}
+    closed(ts, allowed, "timescale")
+    for key in ("T", "T_used"):
+        if key in ts and Fraction(str(ts[key])) != T:
+            raise CheckFailure(f"timescale.{key}", f"{T} (tail_lemma.T)", repr(ts[key]))
+    if "T_first" in ts and not 0 <= Fraction(str(ts["T_first"])) <= T:
+        raise CheckFailure("timescale.T_first", f"a time in [0, {T}]", repr(ts["T_first"]))
+    for key in ("T_float", "T_first_float"):
+        base = ts.get(key.replace("_float", "") if key != "T_float" else "T",
+                      ts.get("T_used"))
+        if key in ts and ts[key] != float(Fraction(str(base))):
+            raise CheckFailure(f"timescale.{key}", repr(float(Fraction(str(base)))),
+                               repr(ts[key]))
+    if "delta0_at_T_used" in ts and "delta0" in parsed and \
+            Fraction(str(ts["delta0_at_T_used"])) < parsed["delta0"]:
+        raise CheckFailure("timescale.delta0_at_T_used", f">= {float(parsed['delta0'])!r} "
+                           "(δ₀ recomputed at T)", repr(ts["delta0_at_T_used"]))
+
+
+def _check_claims_only(obj: Any) -> str:
+    """For the mutation tests only: every check except the replay of the steps and the
+    comparison of the lemma's boxes with the replayed set at T. Returns the message or
+    raises CheckFailure; its outcome is never a certificate's verdict."""
+    with _long_numbers():
+        rep = _check_certificate(obj, None, 1, replay=False)
+    if not rep.valid:
+        raise CheckFailure(*_split_failure(rep.message))
+    return rep.message
+
+
+def _split_failure(message: str) -> tuple[str, str, str]:
+    where, _, rest = message.partition(": Expected ")
+    expected, _, got = rest.partition(". Got ")
+    return where, expected, got.rstrip(".")
+
+
 def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None,
-                       workers: int) -> Report:
+                       workers: int, replay: bool = True) -> Report:
     t_start = time.perf_counter()
     _schema_check(obj)
     _number_sizes_check(obj)
-    steps_checked = 0
+    ctx = None
     try:
         if obj.get("digest") != digest(obj):
             raise CheckFailure("digest", digest(obj), repr(obj.get("digest")))
@@ -169,146 +589,58 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
             if [_matrix(rinst, k) for k in ("V", "Q", "K", "X0")] != [V, Q, K, X0]:
                 raise CheckFailure("audit.record.instance", "the certificate's instance",
                                    "another instance")
-        def continuous() -> None:  # what the lemmas and the replay are about
-            if inst.get("time", "continuous") != "continuous" or inst.get("variant"):
-                raise CheckFailure("instance", "continuous time without variant (for the "
-                                   "integration and lemmas claimed)", "another setting")
-        n, d = len(X0), len(V)
+        d = len(V)
         B = [[sum((Q[r][a] * K[r][b] for r in range(len(Q))), Fraction(0)) for b in range(d)]
              for a in range(d)]
-        lam = _scalar(V)
-        lemma = obj.get("tail_lemma")
-        integ = obj.get("integration")
-        # The balls' scale is module state: set it once here, before any ball is made, so
-        # no check inherits it from an earlier one. Finer than the producer's precision.
-        if integ is not None:
-            set_scale(int(integ["bits"]) + 64)
-        else:
-            set_scale(max(256, int((obj.get("precision") or {}).get("bits", 0)) + 64))
-        kind0 = str(lemma.get("lemma", "")) if isinstance(lemma, dict) else ""
-        if audit is not None and kind0.startswith(("S0", "S1", "S2")):
-            continuous()
-            facts = _check_exact_audit(obj, lemma, kind0, V, B, X0)
-            judge_claims(audit["record"], audit["claims"], facts)
-            how = ("exact setting, constant P enclosed" if kind0.startswith("S0") else
-                   "exact setting, own quadrature and limits")
-            return Report(True, f"valid: Lemma {kind0[:2]} re-checked ({how}); "
-                          f"{len(audit['claims'])} claim verdicts re-judged", 0,
-                          time.perf_counter() - t_start)
-        if integ is None:
-            if lemma is not None:
-                raise CheckFailure("integration", "the validated steps behind the lemma", "null")
-            if obj["verdict"] != "undecided":
-                raise CheckFailure("verdict", "'undecided' (nothing was integrated)",
-                                   repr(obj["verdict"]))
-            if audit is not None:  # nothing proved: every claim must be undecided
-                judge_claims(audit["record"], audit["claims"],
-                             {"conclusion": (obj["theorem"], obj["verdict"])})
-            # (in any time setting: nothing is claimed, e.g. discrete time or a variant)
-            return Report(True, "valid: no integration, no lemma, verdict undecided", 0,
-                          time.perf_counter() - t_start)
-        continuous()
-        kind = str(lemma.get("lemma", "")) if lemma is not None else ""
-        if lam is None and lemma is not None and not kind.startswith(("T7", "T8")):
-            raise CheckFailure("instance.V", "V = λI (or Lemma T7's or T8's data in x for "
-                               "another V)", "another V")
-        if lemma is not None and not kind.startswith(("T4", "T6", "T7", "T8")):
-            raise CheckFailure("tail_lemma.lemma", "T4, T6, T7 or T8", repr(lemma.get("lemma")))
-        # Cheap checks first: the lemma on its stored data, and the verdict it implies.
-        lf = pb = pn = None
-        if kind.startswith("T8"):
-            pn = check_paranormal(lemma, V, B, n)
-            check_paranormal_verdict(obj, pn, X0)
-        elif kind.startswith("T7"):
-            pb = check_projected(lemma, V, B, n)
-            _check_t7_verdict(obj, pb)
-        elif kind.startswith("T4"):
-            lf = check_leader_follower(lemma, lam, B, n)
-            check_t4_verdict(obj, lf, X0, B)
-        elif kind.startswith("T6") or lemma is None:
-            if obj["verdict"] != "undecided":
-                raise CheckFailure("verdict", "'undecided' (no lemma proves a limit here)",
-                                   repr(obj["verdict"]))
-        # Then every step, in the checker's own arithmetic.
-        replay = integ.get("replay")
-        if replay is None:
-            raise CheckFailure("integration.replay", "replay data for every step",
-                               integ.get("replay_note", "none"))
-        records = replay["records"]
-        t_end = Fraction(replay["t_end"])
-        variable = integ.get("variable", "z")
-        if (pb or pn) is not None and (variable != "x" or (pb or pn)["T"] != t_end):
-            raise CheckFailure("tail_lemma.T", f"the end of the replay, t = {t_end} (in x)",
-                               str(lemma["T"]))
-        if lam is None and variable != "x":  # a lemma T7/T8 run that stopped undecided, say
-            raise CheckFailure("integration.variable", "'x' (the checker's field for V ≠ λI "
-                               "is in the original variable)", repr(variable))
-        field = (Field(None, B, n, "x", V=V) if lam is None
-                 else Field(lam, B, n, variable))
-        if lf is not None and (field.variable != "z" or lf["T"] != t_end):
-            raise CheckFailure("tail_lemma.T", f"the end of the replay, t = {t_end} (in z)",
-                               str(lemma["T"]))
-
-        def at_T(S: Any) -> None:
-            """The lemma's boxes must contain the replayed enclosure at T."""
-            if lf is not None:
-                check_enclosure_at_T(lf, S)
-            elif pn is not None:
-                check_paranormal_enclosure(pn, S, n, d)
-            elif pb is not None:
-                check_enclosure_at_T({"leader": list(range(n)), "boxes": pb["boxes"],
-                                      "diffs": {}}, S)
-            elif kind.startswith("T6"):
-                _check_t6(lemma, lam, B, n, S, t_end, field.variable)
-
-        replay_steps(field, X0, integ["steps"], records, t_end, progress, workers, at_T)
-        steps_checked = len(records)
-        if lf is not None:
-            if audit is not None:
-                leaders = sorted(set(lf["leader"]))
-                P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
-                judge_claims(audit["record"], audit["claims"],
-                             {"clusters": len(leaders), "P_star": P,
-                              "conclusion": (obj["theorem"], obj["verdict"])})
-            msg = (f"valid: {steps_checked} steps re-verified to t = {t_end}; Lemma T4 "
-                   f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
-        elif pn is not None:
-            if audit is not None:
-                judge_claims(audit["record"], audit["claims"],
-                             {"conclusion": (obj["theorem"], obj["verdict"])})
-            msg = (f"valid: {steps_checked} steps re-verified to t = {t_end} (in x); Lemma T8 "
-                   f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
-        elif pb is not None:
-            if audit is not None:
-                judge_claims(audit["record"], audit["claims"],
-                             {"conclusion": (obj["theorem"], obj["verdict"])})
-            msg = (f"valid: {steps_checked} steps re-verified to t = {t_end} (in x); Lemma T7 "
-                   f"re-checked; verdict {obj['verdict']!r} for Theorem {obj['theorem']}")
-        elif kind.startswith("T6"):
-            msg = (f"valid: {steps_checked} steps re-verified to t = {t_end}; Lemma T6 "
-                   "bound re-checked; verdict 'undecided'")
-        else:
-            msg = f"valid: {steps_checked} steps re-verified to t = {t_end}; verdict undecided"
-        if lf is None and pb is None and pn is None and audit is not None:  # T6 or no lemma: no limit object is proved
-            judge_claims(audit["record"], audit["claims"],
-                         {"conclusion": (obj["theorem"], obj["verdict"])})
+        ctx = _Ctx(obj, V, B, X0, _scalar(V), obj.get("tail_lemma"), obj.get("integration"),
+                   audit, progress, workers, replay=replay)
+        code = _lemma_code(ctx.lemma)
+        _check_hypotheses(ctx, code)
+        # The balls' scale is module state: set for this check only (restored after), before
+        # any ball is made. Finer than the producer's precision.
+        bits = (int(ctx.integ["bits"]) + 64 if ctx.integ is not None else
+                max(256, int((obj.get("precision") or {}).get("bits", 0)) + 64))
+        with scaled(bits):
+            if audit is not None and code in ("S0", "S1", "S2"):
+                msg = _check_exact(ctx, code)
+            elif ctx.integ is None:
+                msg = _check_unintegrated(ctx)
+            else:
+                msg = _check_replayed(ctx, code)
     except CheckFailure as exc:
-        return Report(False, str(exc), steps_checked, time.perf_counter() - t_start)
+        return Report(False, str(exc), ctx.steps_checked if ctx else 0,
+                      time.perf_counter() - t_start)
     except BallError as exc:  # the checker's arithmetic could not settle a quantity
         return Report(False, f"arithmetic: Expected enclosures the checker can evaluate. "
-                      f"Got {exc}.", steps_checked, time.perf_counter() - t_start)
+                      f"Got {exc}.", ctx.steps_checked if ctx else 0,
+                      time.perf_counter() - t_start)
     except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError) as exc:
         raise Malformed(f"certificate field missing or of the wrong type: {exc!r}") from None
-    return Report(True, msg, steps_checked, time.perf_counter() - t_start)
+    return Report(True, msg, ctx.steps_checked, time.perf_counter() - t_start)
+
+
+#: Lemma T7's cross-group statement (compared verbatim).
+T7_RATE_STATEMENT = ("for t >= T and i, l in different groups: P_il(t) <= "
+                     "exp(-m e^{2 lambda1 (t - T)})")
 
 
 def _check_t7_verdict(obj: dict, pb: dict) -> None:
     """Lemma T7 proves Theorem 4.2's conclusion (and 5.2's when dim F = 1); each stored
-    limit interval must contain the one the checker proved for the token's group (C10)."""
+    limit interval must contain the one the checker proved for the token's group, ψ's
+    enclosure the recomputed ψ, the groups the recomputed ones, the rate m at most the
+    recomputed margin (C10)."""
     if obj["theorem"] not in ("4.2", "5.2") or obj["verdict"] != "certified":
         raise CheckFailure("verdict", "'certified' for Theorem 4.2 or 5.2 (what Lemma T7 "
                            "proves)", f"{obj['verdict']!r} for Theorem {obj['theorem']}")
-    lim = obj.get("limit") or {}
+    if obj.get("evidence") is not None:
+        raise CheckFailure("evidence", "null (the verdict is 'certified')",
+                           repr(obj["evidence"])[:60])
+    lim = closed(obj.get("limit") or {}, {"coordinate_limits", "hyperplane_values",
+                                          "functional", "groups", "cross_group_rate",
+                                          "not_proved", "F", "clusters"}, "limit")
+    for key in ("not_proved", "F"):  # prose (not a claim)
+        if not isinstance(lim.get(key, ""), str):
+            raise CheckFailure(f"limit.{key}", "a string", "another type")
     group_of = {i: g for g, members in pb["groups"].items() for i in members}
     coords = lim.get("coordinate_limits")
     if not isinstance(coords, list) or len(coords) != len(group_of):
@@ -321,6 +653,27 @@ def _check_t7_verdict(obj: dict, pb: dict) -> None:
         raise CheckFailure("limit.hyperplane_values", f"{len(keys)} values", repr(values))
     for pair, key in zip(values, keys):
         _contains(pair, pb["limits"][key], f"limit.hyperplane_values ({key})")
+    if "functional" in lim:
+        fn = closed(lim["functional"], {"psi", "meaning"}, "limit.functional")
+        psi = fn.get("psi")
+        if not isinstance(psi, list) or len(psi) != len(pb["psi"]):
+            raise CheckFailure("limit.functional.psi", f"{len(pb['psi'])} intervals", repr(psi))
+        for c, pair in enumerate(psi):
+            _contains(pair, pb["psi"][c], f"limit.functional.psi[{c}]")
+    if "groups" in lim:
+        want = {k: v for k, v in pb["groups"].items() if v}
+        got = lim["groups"]
+        if not isinstance(got, dict) or {k: sorted(v) for k, v in got.items()} != want:
+            raise CheckFailure("limit.groups", repr(want), repr(got))
+    if "cross_group_rate" in lim:
+        rate = closed(lim["cross_group_rate"], {"statement", "m"}, "limit.cross_group_rate")
+        if rate.get("statement") != T7_RATE_STATEMENT:
+            raise CheckFailure("limit.cross_group_rate.statement", repr(T7_RATE_STATEMENT),
+                               repr(rate.get("statement")))
+        m = pb["m"]
+        if m is None or not 0 < _q(rate.get("m"), "limit.cross_group_rate.m") <= m:
+            raise CheckFailure("limit.cross_group_rate.m", f"0 < m <= {m and float(m)!r} "
+                               "(the recomputed cross-group margin)", repr(rate.get("m")))
     if obj["theorem"] == "5.2" or "clusters" in lim:
         # F = span φ (dimension 1): each cluster's centre must contain limit × φ, and the
         # ≤ 2 points of a segment are its vertices, neither 0 (the limits exclude 0).
@@ -329,28 +682,75 @@ def _check_t7_verdict(obj: dict, pb: dict) -> None:
             raise CheckFailure("limit.clusters", f"{len(keys)} clusters", repr(clusters))
         for idx, (cl, key) in enumerate(zip(clusters, keys)):
             where = f"limit.clusters[{idx}]"
+            closed(cl, {"members", "center", "is_hull_vertex", "is_zero"}, where)
             if sorted(cl.get("members", [])) != pb["groups"][key]:
                 raise CheckFailure(f"{where}.members", str(pb["groups"][key]),
                                    repr(cl.get("members")))
             lo, hi = pb["limits"][key]
+            if len(cl["center"]) != len(pb["phi"]):
+                raise CheckFailure(f"{where}.center", f"{len(pb['phi'])} intervals",
+                                   repr(cl["center"])[:60])
             for c, (a, b) in enumerate(pb["phi"]):
                 ps = (lo * a, lo * b, hi * a, hi * b)
                 _contains(cl["center"][c], (min(ps), max(ps)), f"{where}.center[{c}]")
             check_centre_flags(cl, where)
 
 
-def _check_t6(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int, S: Any,
-              t_end: Fraction, variable: str) -> None:
-    """Lemma T6's inputs: q_i(T) = x_iᵀBx_i ≤ stored bound on the replayed box, and
-    exp(L) ≥ n for the stored L ≥ log n; sup bound = max of both (Lemma C7)."""
+#: Lemma T6's statement (compared verbatim) and the key of its bound in ``limit.proved``.
+T6_STATEMENT = "x_i(t)^T B x_i(t) <= log n + (q_i(T) - log n)^+ e^{-2 mu (t - T)}"
+T6_BOUND = "sup_{t>=T} max_i x_i^T B x_i <="
+
+
+def _check_t6_limit(obj: dict, lemma: dict) -> None:
+    """Lemma T6 proves no limit: the verdict is undecided and ``limit.proved`` restates
+    the lemma: its bound must be at least the stored sup bound (checked at T against the
+    replay) and its T the lemma's."""
+    if obj["verdict"] != "undecided":
+        raise CheckFailure("verdict", "'undecided' (no lemma proves a limit here)",
+                           repr(obj["verdict"]))
+    if obj.get("evidence") is not None:
+        raise CheckFailure("evidence", "null", repr(obj["evidence"])[:60])
+    lim = closed(obj.get("limit") or {}, {"proved"}, "limit")
+    if "proved" not in lim:
+        return
+    pr = closed(lim["proved"], {T6_BOUND, "for t >= T", "T"}, "limit.proved")
+    if pr.get("for t >= T") != T6_STATEMENT:
+        raise CheckFailure("limit.proved.for t >= T", repr(T6_STATEMENT),
+                           repr(pr.get("for t >= T")))
+    if Fraction(str(pr.get("T"))) != Fraction(lemma["T"]):
+        raise CheckFailure("limit.proved.T", str(lemma["T"]), repr(pr.get("T")))
+    if Fraction(str(pr.get(T6_BOUND))) < Fraction(lemma["sup_q_upper"]):
+        raise CheckFailure(f"limit.proved.{T6_BOUND}", f">= {lemma['sup_q_upper']} "
+                           "(tail_lemma.sup_q_upper, checked against the replay)",
+                           repr(pr.get(T6_BOUND)))
+
+
+def _check_t6_data(lemma: dict, lam: Fraction, t_end: Fraction, variable: str) -> None:
+    """Lemma T6's data that need no replay: V = −μI in x at T = t_end, exp(L) ≥ n for the
+    stored L ≥ log n, sup bound ≥ max of the stored q_i(T) and L (Lemma C7)."""
     if variable != "x" or lam >= 0 or -lam != Fraction(lemma["mu"]) or \
             Fraction(lemma["T"]) != t_end:
         raise CheckFailure("tail_lemma", f"T6 data for V = −μI in x at T = {t_end}",
                            f"mu = {lemma.get('mu')}, T = {lemma.get('T')}")
+    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
+    L = Fraction(lemma["log_n_upper"])
+    n = len(qs)
+    if const(L).exp().lo_q() < n:
+        raise CheckFailure("tail_lemma.log_n_upper", f"L with e^L >= {n}", str(L))
+    if Fraction(lemma["sup_q_upper"]) < max(max(qs), L):
+        raise CheckFailure("tail_lemma.sup_q_upper", f">= {float(max(max(qs), L))!r} "
+                           "(max of q_at_T_upper and log_n_upper)", str(lemma["sup_q_upper"]))
+
+
+def _check_t6(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int, S: Any,
+              t_end: Fraction, variable: str) -> None:
+    """Lemma T6's inputs at T: q_i(T) = x_iᵀBx_i ≤ stored bound on the replayed box."""
     d = len(B)
+    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
+    if len(qs) != n:
+        raise CheckFailure("tail_lemma.q_at_T_upper", f"{n} bounds", str(len(qs)))
     box = S.box().reshape(n, d)
     Bb = [[const(x) for x in row] for row in B]
-    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
     for i in range(n):
         val = sum((box[i, a] * Bb[a][b] * box[i, b] for a in range(d) for b in range(d)),
                   const(0))
@@ -358,12 +758,6 @@ def _check_t6(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int, S: An
             raise CheckFailure(f"tail_lemma.q_at_T_upper[{i}]",
                                f">= {float(val.hi_q())!r} (x_iᵀBx_i on the replayed box)",
                                str(lemma["q_at_T_upper"][i]))
-    L = Fraction(lemma["log_n_upper"])
-    if const(L).exp().lo_q() < n:
-        raise CheckFailure("tail_lemma.log_n_upper", f"L with e^L >= {n}", str(L))
-    if Fraction(lemma["sup_q_upper"]) < max(max(qs), L):
-        raise CheckFailure("tail_lemma.sup_q_upper", f">= {float(max(max(qs), L))!r}",
-                           str(lemma["sup_q_upper"]))
 
 
 def _check_exact_audit(obj: dict, lemma: dict, kind: str, V: list, B: list, X0: list
@@ -378,14 +772,14 @@ def _check_exact_audit(obj: dict, lemma: dict, kind: str, V: list, B: list, X0: 
         for i, cl in enumerate(lim.get("clusters", [])):  # the tokens never move
             lo_hi = [[Fraction(str(a)), Fraction(str(b))] for a, b in cl.get("center", [])]
             if cl.get("members") != [i] or lo_hi != [[x, x] for x in X0[i]]:
-                raise CheckFailure(f"limit.clusters[{i}]", f"token {i}'s initial position "
+                raise CheckFailure(f"limit.clusters[{i}]", f"members [i] and center = token {i}'s initial position "
                                    "as its limit", repr(cl)[:80])
         return facts
     facts = check_symmetric(lemma, obj["instance"], V, B, X0)
     for i, cl in enumerate(lim.get("clusters", [])):
         if cl.get("members") != [i] or cl.get("center") != lemma["limits_z"][i]:
-            raise CheckFailure(f"limit.clusters[{i}]", "the lemma's limit of token "
-                               f"{i} (checked above)", repr(cl)[:80])
+            raise CheckFailure(f"limit.clusters[{i}]", "members [i] and center = the "
+                               f"lemma's limit of token {i} (checked above)", repr(cl)[:80])
     P = facts["P_star"]
     stored = lim.get("attention_limit")
     if stored is not None and [[Fraction(str(x)) for x in row] for row in stored] != P:

@@ -218,7 +218,8 @@ def _theorem_5_2_on_limits(V: Mat, Z: Mat, w: dict) -> bool:
     VmL = [[V[i][j] - lam * I[i][j] for j in range(d)] for i in range(d)]
     if lam <= 0 or mul(P, P) != P or mul(V, P) != mul(P, V) or \
             any(x != 0 for row in mul(VmL, P) for x in row):
-        raise CheckFailure("witness.projector_F", "P² = P, VP = PV, (V − λ)P = 0, λ > 0",
+        raise CheckFailure("witness.projector_F", "P² = P, VP = PV, (V − λ)P = 0, λ > 0 "
+                           f"for λ = lambda = {lam}",
                            "a matrix that is not")
     if rank([[VmL[i][j] + P[i][j] for j in range(d)] for i in range(d)]) != d:
         raise CheckFailure("witness.projector_F", "V − λ invertible on ker P", "singular")

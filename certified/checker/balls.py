@@ -22,11 +22,14 @@ from __future__ import annotations
 from fractions import Fraction
 from math import isqrt
 
+from contextlib import contextmanager
+from typing import Iterator
+
 import mpmath.libmp as L
 import numpy as np
 
 __all__ = ["Ball", "BallError", "ExactRadii", "FloatRadii", "RadiusOverflow", "bdot",
-           "scale", "set_scale", "const", "interval", "one", "with_radii"]
+           "scale", "scaled", "set_scale", "const", "interval", "one", "with_radii"]
 
 _P = 200  # fixed-point scale: one unit is 2^-P
 
@@ -46,6 +49,19 @@ def set_scale(bits: int) -> None:
     """Set the scale P (all balls of one check must share it)."""
     global _P
     _P = int(bits)
+
+
+@contextmanager
+def scaled(bits: int) -> Iterator[None]:
+    """Set the scale P for one check and restore the previous one afterwards (forked
+    replay workers inherit it)."""
+    global _P
+    old = _P
+    _P = int(bits)
+    try:
+        yield
+    finally:
+        _P = old
 
 
 def one() -> Ball:

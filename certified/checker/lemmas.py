@@ -30,7 +30,7 @@ from .balls import (
 from .errors import CheckFailure
 from .replay import LohnerSet
 
-__all__ = ["check_enclosure_at_T", "check_leader_follower", "check_t4_verdict"]
+__all__ = ["check_enclosure_at_T", "check_leader_follower", "check_t4_verdict", "closed"]
 
 Iv = tuple[Fraction, Fraction]
 
@@ -166,7 +166,8 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
         raise CheckFailure("tail_lemma.boxes_at_T", f"{n}×{d} intervals", "another shape")
     raw = lemma["differences_at_T"]
     if sorted(int(j) for j in raw) != followers:
-        raise CheckFailure("tail_lemma.differences_at_T", f"boxes for the followers {followers}",
+        raise CheckFailure("tail_lemma.differences_at_T", f"boxes for the followers {followers} "
+                           "of leader_map",
                            f"keys {sorted(raw)}")
     diffs = {int(j): [_iv(p, f"tail_lemma.differences_at_T[{j}]") for p in row]
              for j, row in raw.items()}
@@ -175,7 +176,7 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
     Dmin = max(max(boxes[i][c][1] for i in range(n)) - min(boxes[i][c][0] for i in range(n))
                for c in range(d))
     if D < Dmin:
-        raise CheckFailure("tail_lemma.D", f"D >= {float(Dmin)!r} (ℓ∞ diameter of the boxes)",
+        raise CheckFailure("tail_lemma.D", f"D >= {float(Dmin)!r} (ℓ∞ diameter of boxes_at_T)",
                            str(lemma["D"]))
     m, delta, eta = (_q(lemma[k], f"tail_lemma.{k}") for k in ("m", "delta", "eta"))
     mu = None if lemma["mu"] is None else _q(lemma["mu"], "tail_lemma.mu")
@@ -187,12 +188,14 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
         m_c -= kappa  # Lemma T8: the G-terms of the cross-cluster scores
     if mu_c is not None:
         mu_c -= kappa
+    less = ", minus kappa" if kappa else ""
     if not (0 < m <= m_c):
-        raise CheckFailure("tail_lemma.m", f"0 < m <= {float(m_c)!r} (the recomputed margin)",
-                           str(lemma["m"]))
+        raise CheckFailure("tail_lemma.m", f"0 < m <= {float(m_c)!r} (the margin recomputed "
+                           f"for leader_map from boxes_at_T, delta, eta{less})", str(lemma["m"]))
     if followers:
         if mu is None or not (0 < mu <= mu_c):
-            raise CheckFailure("tail_lemma.mu", f"0 < mu <= {float(mu_c)!r} (recomputed)",
+            raise CheckFailure("tail_lemma.mu", f"0 < mu <= {float(mu_c)!r} (recomputed from "
+                               f"boxes_at_T, differences_at_T, eta{less})",
                                str(lemma["mu"]))
     elif mu is not None:
         raise CheckFailure("tail_lemma.mu", "null (no followers)", str(lemma["mu"]))
@@ -200,19 +203,22 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
     d0, e0 = _tails(m, mu, lam, T, D, leader, eps, eta)
     if not (le_q(d0, delta0) and delta0 < delta):
         raise CheckFailure("tail_lemma.delta0", f"{L.to_str(d0, 17)} <= delta0 < delta = "
-                           f"{float(delta)!r} (bootstrap (Hb))", str(lemma["delta0"]))
+                           f"{float(delta)!r} (bootstrap (Hb) from m, mu, D, T, lambda, "
+                           "differences_at_T, eta)", str(lemma["delta0"]))
     if not (le_q(e0, eta0) and eta0 < eta):
         raise CheckFailure("tail_lemma.eta0", f"{L.to_str(e0, 17)} <= eta0 < eta = "
-                           f"{float(eta)!r} (bootstrap (Hb))", str(lemma["eta0"]))
+                           f"{float(eta)!r} (bootstrap (Hb) from m, mu, D, T, lambda, "
+                           "differences_at_T)", str(lemma["eta0"]))
     base = m if mu is None else min(m, mu)
-    rate_hi = (const(base) * const(lam * T).exp()).hi_q()
+    # the rate constant is a lower bound: compared with the lower end of the enclosure
+    rate_lo = (const(base) * const(lam * T).exp()).lo_q()
     rate = _q(lemma["rate_constant"], "tail_lemma.rate_constant")
-    if rate > rate_hi:
+    if rate > rate_lo:
         raise CheckFailure("tail_lemma.rate_constant",
-                           f"c <= min(m, mu)·e^(λT) <= {float(rate_hi)!r}", str(rate))
+                           f"c <= {float(rate_lo)!r} (<= min(m, mu)·e^(λT))", str(rate))
     # Conclusion (1) uses the recomputed bound d0 (≤ the stored δ₀).
     return {"T": T, "leader": leader, "boxes": boxes, "diffs": diffs,
-            "delta0": mpf_fraction(d0, delta0), "m": m, "mu": mu, "rate_hi": rate_hi}
+            "delta0": mpf_fraction(d0, delta0), "m": m, "mu": mu, "rate_lo": rate_lo}
 
 
 def check_enclosure_at_T(lf: dict, S: LohnerSet) -> None:
@@ -249,11 +255,11 @@ def check_enclosure_at_T(lf: dict, S: LohnerSet) -> None:
                                        f"[{float(lo)!r}, {float(hi)!r}]")
 
 
-def _contains(outer: list, inner: Iv, where: str) -> None:
+def _contains(outer: list, inner: Iv, where: str, why: str = "recomputed") -> None:
     lo, hi = _iv(outer, where)
     if not (lo <= inner[0] and inner[1] <= hi):
         raise CheckFailure(where, f"an interval containing [{float(inner[0])!r}, "
-                           f"{float(inner[1])!r}] (box at T ± δ₀)", f"[{outer[0]}, {outer[1]}]")
+                           f"{float(inner[1])!r}] ({why})", f"[{outer[0]}, {outer[1]}]")
 
 
 def check_centre_flags(cl: dict, where: str) -> None:
@@ -267,25 +273,37 @@ def check_centre_flags(cl: dict, where: str) -> None:
         raise CheckFailure(f"{where}.is_zero", "false or 'undecided'", repr(cl.get("is_zero")))
 
 
-def _check_clusters(clusters: list, lf: dict, B: list[list[Fraction]], where: str) -> None:
+def _check_clusters(clusters: list, lf: dict, B: list[list[Fraction]], where: str,
+                    center: str = "center") -> None:
     leader, boxes, d0 = lf["leader"], lf["boxes"], lf["delta0"]
     leaders = sorted(set(leader))
-    if [c.get("leader") for c in clusters] != leaders:
-        raise CheckFailure(where, f"clusters led by {leaders}",
-                           repr([c.get("leader") for c in clusters]))
+    got = [c.get("leader") for c in clusters]
+    if len(got) != len(leaders):
+        raise CheckFailure(where, f"{len(leaders)} clusters, led by {leaders}", repr(got))
+    for idx, (k, g) in enumerate(zip(leaders, got)):
+        if g != k:
+            raise CheckFailure(f"{where}[{idx}].leader", str(k), repr(g))
     centers = []
     for idx, (k, cl) in enumerate(zip(leaders, clusters)):
         members = [i for i, l in enumerate(leader) if l == k]
         if cl.get("members") != members:
             raise CheckFailure(f"{where}[{idx}].members", repr(members), repr(cl.get("members")))
         cen = [(lo - d0, hi + d0) for lo, hi in boxes[k]]
-        for c, pair in enumerate(cl["center"]):
-            _contains(pair, cen[c], f"{where}[{idx}].center[{c}]")
-        centers.append([_iv(p, f"{where}[{idx}].center") for p in cl["center"]])
+        if not isinstance(cl.get(center), list) or len(cl[center]) != len(cen):
+            raise CheckFailure(f"{where}[{idx}].{center}", f"{len(cen)} intervals",
+                               repr(cl.get(center))[:60])
+        for c, pair in enumerate(cl[center]):
+            _contains(pair, cen[c], f"{where}[{idx}].{center}[{c}]", "boxes_at_T ± delta0")
+        centers.append([_iv(p, f"{where}[{idx}].{center}") for p in cl[center]])
     for idx, cl in enumerate(clusters):
         # Only `true` (with a witness) or "undecided" for hull vertices, and only `false` or
         # "undecided" for zero centres, are provable from Lemma T4 and G1.
         check_centre_flags(cl, f"{where}[{idx}]")
+        if "exposing_functional" in cl and not (cl.get("is_hull_vertex") is True
+                                                and len(clusters) >= 2):
+            raise CheckFailure(f"{where}[{idx}].exposing_functional", "none (only a hull "
+                               "vertex among ≥ 2 clusters carries one)",
+                               repr(cl["exposing_functional"]))
         if cl.get("is_hull_vertex") is True and len(clusters) >= 2:
             a = cl.get("exposing_functional")
             if a is None:
@@ -296,7 +314,8 @@ def _check_clusters(clusters: list, lf: dict, B: list[list[Fraction]], where: st
             for j, cen in enumerate(centers):
                 if j != idx and not lo_k > _dot([(x, x) for x in a], cen)[1]:
                     raise CheckFailure(f"{where}[{idx}].is_hull_vertex",
-                                       f"a·c_{idx} > a·c_{j} on the centre boxes (Lemma G1)",
+                                       f"a·c_{idx} > a·c_{j} on the centre boxes for "
+                                       "a = exposing_functional (Lemma G1)",
                                        "not separated")
         if cl.get("is_zero") is False and len(clusters) < 2:
             if not any(lo > 0 or hi < 0 for lo, hi in centers[idx]):
@@ -304,39 +323,39 @@ def _check_clusters(clusters: list, lf: dict, B: list[list[Fraction]], where: st
                                    "a box containing 0")
 
 
-def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
-                     B: list[list[Fraction]]) -> None:
-    """The verdict and limit objects follow from the verified lemma (Lemma C6)."""
-    theorem, verdict = cert["theorem"], cert["verdict"]
+#: The statement of Lemma T4's rate, as the producer writes it (compared verbatim: the
+#: checker proves this statement and no other).
+RATE_STATEMENT = "for t >= T: |P_ij(t) - P*_ij| <= (n-1) exp(-c e^{lambda t})"
+_CLUSTER_KEYS = {"leader", "members", "center", "is_hull_vertex", "is_zero",
+                 "exposing_functional"}
+_LIMIT_KEYS = {"clusters", "attention_limit", "attention_rank", "rate", "leaders",
+               "rate_constant", "coordinate_limits", "hyperplane_values"}
+_EVIDENCE_KEYS = {"clusters", "attention_limit", "attention_rank", "rows_outside_two_leaders",
+                  "entry", "hyperplane_values"}
+
+
+def closed(obj: object, allowed: set[str], where: str) -> dict:
+    """``obj`` must be an object whose keys are all in ``allowed`` (a claim the checker
+    cannot re-derive is an error, not an ignored field)."""
+    if not isinstance(obj, dict):
+        raise CheckFailure(where, "an object", repr(obj)[:60])
+    extra = sorted(set(obj) - allowed)
+    if extra:
+        raise CheckFailure(f"{where}.{extra[0]}", "no such field (the checker cannot re-derive "
+                           "it)", repr(obj[extra[0]])[:60])
+    return obj
+
+
+def _t4_expected(theorem: str, lf: dict, X0: list[list[Fraction]], d: int
+                 ) -> tuple[str, list[int]]:
+    """The verdict Lemma T4's data imply for the theorem, and (2.1) the rows of P* outside
+    the two leaders."""
     leader = lf["leader"]
-    n, d = len(leader), len(B)
+    n = len(leader)
     leaders = sorted(set(leader))
-    Pstar = [[int(j == leader[i]) for j in range(n)] for i in range(n)]
-    src = cert.get("limit") if cert.get("limit") is not None else cert.get("evidence") or {}
-    if "attention_limit" in src and src["attention_limit"] != Pstar:
-        raise CheckFailure("limit.attention_limit", f"rows e_l(i): {Pstar}",
-                           repr(src["attention_limit"]))
-    if "attention_rank" in src and src["attention_rank"] != len(leaders):
-        raise CheckFailure("limit.attention_rank", str(len(leaders)), repr(src["attention_rank"]))
-    if "clusters" in src:
-        _check_clusters(src["clusters"], lf, B, "limit.clusters")
-    lim = cert.get("limit") or {}
-    for key in ("rate_constant",):
-        if key in lim and _q(lim[key], f"limit.{key}") > lf["rate_hi"]:
-            raise CheckFailure(f"limit.{key}", f"<= {float(lf['rate_hi'])!r}", str(lim[key]))
-    if "rate" in lim and _q(lim["rate"]["c_lower_bound"], "limit.rate") > lf["rate_hi"]:
-        raise CheckFailure("limit.rate.c_lower_bound", f"<= {float(lf['rate_hi'])!r}",
-                           str(lim["rate"]["c_lower_bound"]))
-    if "coordinate_limits" in lim:  # 4.2 in d = 1: each token's limit is its cluster's
-        cen = {k: [(lo - lf["delta0"], hi + lf["delta0"]) for lo, hi in lf["boxes"][k]]
-               for k in leaders}
-        for i, pair in enumerate(lim["coordinate_limits"]):
-            _contains(pair, cen[leader[i]][0], f"limit.coordinate_limits[{i}]")
-        for idx, pair in enumerate(lim.get("hyperplane_values", [])):
-            _contains(pair, cen[leaders[idx]][0], f"limit.hyperplane_values[{idx}]")
     if theorem in ("3.1", "5.2"):
-        expected = "certified"
-    elif theorem == "2.1":
+        return "certified", []
+    if theorem == "2.1":
         if d == 1:
             xs = [X0[i][0] for i in range(n)]
             extremes = {xs.index(min(xs)), xs.index(max(xs))}
@@ -345,17 +364,85 @@ def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
                            key=lambda kc: -kc[1])
             extremes = {k for k, _ in sizes[:2]}
         bad = [i for i, k in enumerate(leader) if k not in extremes]
-        expected = "certified" if len(bad) <= 1 else "refuted"
-        if expected == "certified" and cert.get("limit", {}).get("leaders") != leaders:
-            raise CheckFailure("limit.leaders", repr(leaders),
-                               repr(cert.get("limit", {}).get("leaders")))
-    elif theorem == "4.2":
-        expected = "undecided" if d != 1 else ("certified" if len(leaders) <= 2 else "refuted")
-    elif theorem == "8.5":
+        return ("certified" if len(bad) <= 1 else "refuted"), bad
+    if theorem == "4.2":
+        return ("undecided" if d != 1 else
+                ("certified" if len(leaders) <= 2 else "refuted")), []
+    if theorem == "8.5":
         off = any(leader[i] != j for i in range(n) for j in range(n))
-        expected = "refuted" if n >= 2 and off else "undecided"
-    else:
-        raise CheckFailure("theorem", "one of 2.1, 3.1, 4.2, 5.2, 8.5", repr(theorem))
+        return ("refuted" if n >= 2 and off else "undecided"), []
+    raise CheckFailure("theorem", "one of 2.1, 3.1, 4.2, 5.2, 8.5", repr(theorem))
+
+
+def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
+                     B: list[list[Fraction]], cluster_keys: set[str] = _CLUSTER_KEYS,
+                     center: str = "center") -> None:
+    """The verdict and every field of the limit (or, refuted, the evidence) object follow
+    from the verified lemma (Lemma C6). Lower bounds are compared with the lower end of
+    the checker's enclosure, upper bounds with the upper end."""
+    theorem, verdict = cert["theorem"], cert["verdict"]
+    leader = lf["leader"]
+    n, d = len(leader), len(B)
+    leaders = sorted(set(leader))
+    expected, bad = _t4_expected(theorem, lf, X0, d)
     if verdict != expected:
         raise CheckFailure("verdict", f"{expected!r} (what Lemma T4's data imply for "
                            f"Theorem {theorem})", repr(verdict))
+    where, other = ("evidence", "limit") if verdict == "refuted" else ("limit", "evidence")
+    if cert.get(other) is not None:
+        raise CheckFailure(other, f"null (the verdict is {verdict!r})", repr(cert[other])[:60])
+    src = closed(cert.get(where) or {}, _EVIDENCE_KEYS if where == "evidence" else _LIMIT_KEYS,
+                 where)
+    if verdict == "undecided" and src:
+        raise CheckFailure(where, "null (nothing is claimed)", repr(src)[:60])
+    Pstar = [[int(j == leader[i]) for j in range(n)] for i in range(n)]
+    if "attention_limit" in src and src["attention_limit"] != Pstar:
+        raise CheckFailure(f"{where}.attention_limit", f"rows e_l(i): {Pstar}",
+                           repr(src["attention_limit"]))
+    if "attention_rank" in src and src["attention_rank"] != len(leaders):
+        raise CheckFailure(f"{where}.attention_rank", str(len(leaders)),
+                           repr(src["attention_rank"]))
+    if "clusters" in src:
+        for idx, cl in enumerate(src["clusters"]):
+            closed(cl, cluster_keys, f"{where}.clusters[{idx}]")
+        _check_clusters(src["clusters"], lf, B, f"{where}.clusters", center)
+    rate_lo = lf["rate_lo"]
+    if "rate_constant" in src and _q(src["rate_constant"], f"{where}.rate_constant") > rate_lo:
+        raise CheckFailure(f"{where}.rate_constant", f"<= {float(rate_lo)!r} (a lower bound "
+                           "of min(m, mu)·e^(λT))", str(src["rate_constant"]))
+    if "rate" in src:
+        rate = closed(src["rate"], {"statement", "c_lower_bound"}, f"{where}.rate")
+        if rate.get("statement") != RATE_STATEMENT:
+            raise CheckFailure(f"{where}.rate.statement", repr(RATE_STATEMENT),
+                               repr(rate.get("statement")))
+        if _q(rate.get("c_lower_bound"), f"{where}.rate.c_lower_bound") > rate_lo:
+            raise CheckFailure(f"{where}.rate.c_lower_bound", f"<= {float(rate_lo)!r}",
+                               str(rate.get("c_lower_bound")))
+    if "leaders" in src and src["leaders"] != leaders:
+        raise CheckFailure(f"{where}.leaders", repr(leaders), repr(src["leaders"]))
+    if theorem == "2.1" and verdict == "certified" and src.get("leaders") != leaders:
+        raise CheckFailure(f"{where}.leaders", repr(leaders), repr(src.get("leaders")))
+    cen = {k: [(lo - lf["delta0"], hi + lf["delta0"]) for lo, hi in lf["boxes"][k]]
+           for k in leaders}
+    for key in ("coordinate_limits", "hyperplane_values"):
+        if key not in src:
+            continue
+        vals = src[key]
+        want = n if key == "coordinate_limits" else len(leaders)
+        if d != 1 or not isinstance(vals, list) or len(vals) != want:
+            raise CheckFailure(f"{where}.{key}", f"{want} intervals (d = 1: 4.2's coordinate "
+                               "is z itself)", repr(vals)[:60])
+        for i, pair in enumerate(vals):  # 4.2 in d = 1: each token's limit is its cluster's
+            k = leader[i] if key == "coordinate_limits" else leaders[i]
+            _contains(pair, cen[k][0], f"{where}.{key}[{i}]")
+    if "rows_outside_two_leaders" in src:
+        if theorem != "2.1" or src["rows_outside_two_leaders"] != bad:
+            raise CheckFailure(f"{where}.rows_outside_two_leaders", repr(bad),
+                               repr(src["rows_outside_two_leaders"]))
+    if "entry" in src:
+        e = src["entry"]
+        if (theorem != "8.5" or not isinstance(e, list) or len(e) != 2
+                or any(not isinstance(x, int) or not 0 <= x < n for x in e)
+                or leader[e[0]] == e[1]):
+            raise CheckFailure(f"{where}.entry", "[i, j] with P*_ij = 0 ≠ 1/n (Theorem 8.5)",
+                               repr(e))

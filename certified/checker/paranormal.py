@@ -45,8 +45,8 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int) -> dict:
     lam = _q(lemma["lambda"], "tail_lemma.lambda")
     k = lemma["dim_F"]
     if not isinstance(k, int) or not 2 <= k <= d or lam <= 0:
-        raise CheckFailure("tail_lemma.dim_F", f"2 <= dim F <= {d} and λ > 0",
-                           f"dim F = {k!r}, λ = {lam}")
+        raise CheckFailure("tail_lemma.dim_F", f"2 <= dim_F <= {d} and lambda > 0",
+                           f"dim_F = {k!r}, lambda = {lam}")
     S = [[_q(x, "tail_lemma.basis") for x in row] for row in lemma["basis"]]
     if len(S) != d or any(len(row) != d for row in S):
         raise CheckFailure("tail_lemma.basis", f"a {d}×{d} matrix", "another shape")
@@ -58,7 +58,8 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int) -> dict:
                 None if i >= k and j >= k else Fraction(0))
             if want is not None and Vp[i][j] != want:
                 raise CheckFailure("tail_lemma.basis",
-                                   f"S⁻¹VS = diag({lam}·I_{k}, V_G) (F, G invariant)",
+                                   f"S⁻¹VS = diag(lambda·I_dim_F, V_G) = diag({lam}·I_{k}, "
+                                   "V_G) (F, G invariant)",
                                    f"entry ({i}, {j}) = {Vp[i][j]}")
     St = [list(col) for col in zip(*S)]
     Bp = _mul(_mul(St, B), S)
@@ -72,14 +73,14 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int) -> dict:
                            str(lemma["nu"]))
     g_min = sum((abs(Bp[i][j]) for i in range(k, d) for j in range(k, d)), Fraction(0))
     if g < g_min:
-        raise CheckFailure("tail_lemma.g", f">= {g_min} (Σ|B'_GG|)", str(lemma["g"]))
+        raise CheckFailure("tail_lemma.g", f">= {g_min} (Σ|B'_GG|, B' = SᵀBS, S = basis)", str(lemma["g"]))
     gb = [[_iv(p, f"tail_lemma.G_boxes_at_T[{i}]") for p in row]
           for i, row in enumerate(lemma["G_boxes_at_T"])]
     if len(gb) != n or any(len(row) != d - k for row in gb):
         raise CheckFailure("tail_lemma.G_boxes_at_T", f"{n}×{d - k} intervals", "another shape")
     Ymin = max((max(abs(lo), abs(hi)) for row in gb for lo, hi in row), default=Fraction(0))
     if Y < Ymin:
-        raise CheckFailure("tail_lemma.Y", f">= {float(Ymin)!r} (the G boxes)", str(lemma["Y"]))
+        raise CheckFailure("tail_lemma.Y", f">= {float(Ymin)!r} (G_boxes_at_T)", str(lemma["Y"]))
     kappa = _q(lemma.get("kappa", "0"), "tail_lemma.kappa")
     # 2gY²e^{−2λT} rounded up in mpmath floats (relative precision: κ may be tiny)
     need = mul_up(mpf_up(2 * g * Y * Y), exp_up(mpf_up(-2 * lam * T)))
@@ -87,6 +88,9 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int) -> dict:
         raise CheckFailure("tail_lemma.kappa", f">= 2gY²e^(-2λT) <= {L.to_str(need, 17)}",
                            str(kappa))
     BFF = [row[:k] for row in Bp[:k]]
+    if [[_q(x, "tail_lemma.B_FF") for x in row] for row in lemma["B_FF"]] != BFF:
+        raise CheckFailure("tail_lemma.B_FF", f"SᵀBS's F block {BFF} (S = basis)",
+                           repr(lemma["B_FF"]))
     lf = check_leader_follower(lemma, lam, BFF, n, kappa=kappa)
     return dict(lf, lam=lam, k=k, S=S, Sinv=Sinv, BFF=BFF, g_boxes=gb)
 
@@ -132,12 +136,16 @@ def check_paranormal_verdict(cert: dict, pb: dict, X0: Mat) -> None:
     if cert["theorem"] != "5.2" or cert["verdict"] != "certified":
         raise CheckFailure("verdict", "'certified' for Theorem 5.2 (what Lemma T8 proves)",
                            f"{cert['verdict']!r} for Theorem {cert['theorem']}")
-    lim = cert.get("limit") or {}
+    lim = dict(cert.get("limit") or {})
+    for key in ("F", "not_proved"):  # prose explaining the limit object (not a claim)
+        if not isinstance(lim.pop(key, ""), str):
+            raise CheckFailure(f"limit.{key}", "a string", "another type")
     clusters = lim.get("clusters")
     if not isinstance(clusters, list):
         raise CheckFailure("limit.clusters", "a list of clusters", repr(clusters))
-    in_f = [dict(cl, center=cl.get("center_F_coordinates")) for cl in clusters]
-    check_t4_verdict(dict(cert, limit=dict(lim, clusters=in_f)), pb, X0, pb["BFF"])
+    keys = {"leader", "members", "center", "center_F_coordinates", "is_hull_vertex",
+            "is_zero", "exposing_functional"}
+    check_t4_verdict(dict(cert, limit=lim), pb, X0, pb["BFF"], keys, "center_F_coordinates")
     k, S, d0 = pb["k"], pb["S"], pb["delta0"]
     leaders = sorted(set(pb["leader"]))
     for idx, (lead, cl) in enumerate(zip(leaders, clusters)):
@@ -147,4 +155,5 @@ def check_paranormal_verdict(cert: dict, pb: dict, X0: Mat) -> None:
                      Fraction(0))
             hi = sum((S[r][c] * (box[c][1] if S[r][c] >= 0 else box[c][0]) for c in range(k)),
                      Fraction(0))
-            _contains(cl["center"][r], (lo, hi), f"limit.clusters[{idx}].center[{r}]")
+            _contains(cl["center"][r], (lo, hi), f"limit.clusters[{idx}].center[{r}]",
+                      "S_F·(boxes_at_T ± delta0), S = basis")

@@ -15,7 +15,7 @@ from math import isqrt
 
 from .balls import const
 from .errors import CheckFailure
-from .lemmas import Iv, _add, _dot, _iv, _mul, _q
+from .lemmas import Iv, _add, _contains, _dot, _iv, _mul, _q
 
 __all__ = ["check_projected"]
 
@@ -144,6 +144,11 @@ def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]
     beta = _dot(phi, [_dot(Bi[i], phi) for i in range(d)])
     if beta[0] <= 0:
         raise CheckFailure("tail_lemma.beta_lower", "⟨Qφ₁, Kφ₁⟩ > 0", f"lower end {float(beta[0])}")
+    beta_lower = _q(lemma["beta_lower"], "tail_lemma.beta_lower")
+    if not 0 < beta_lower <= beta[0]:
+        raise CheckFailure("tail_lemma.beta_lower", f"0 < beta_lower <= {float(beta[0])!r} "
+                           "(recomputed ⟨φ₁, Bφ₁⟩)", str(lemma["beta_lower"]))
+    _covers(lemma["psi"], psi, "tail_lemma.psi")
     # The norm N(v) = |S⁻¹v|₂ and ν ≥ ‖S⁻¹WS‖₂, W = V(I − Π).
     S = [[_q(x, "tail_lemma.norm_S") for x in row] for row in lemma["norm_S"]]
     if len(S) != d or any(len(row) != d for row in S):
@@ -177,10 +182,18 @@ def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]
     if sorted(groups.get("+", [])) != plus or sorted(groups.get("-", [])) != minus or \
             len(plus) + len(minus) != n:
         raise CheckFailure("tail_lemma.groups", f"'+': {plus}, '-': {minus} (every ψ(x_i(T)) "
-                           "provably non-zero)", repr(groups))
+                           "provably non-zero on boxes_at_T)", repr(groups))
     Omega = max(_absu(w) for w in omega)
     D = max(w[1] for w in omega) - min(w[0] for w in omega)
+    # Upper bounds the lemma stores: each at least the checker's own value.
+    for key, val in (("nu", nu), ("c1", c1), ("c2", c2), ("Y", Y), ("Omega", Omega), ("D", D)):
+        if _q(lemma[key], f"tail_lemma.{key}") < val:
+            raise CheckFailure(f"tail_lemma.{key}", f">= {float(val)!r} (recomputed"
+                               + (" from boxes_at_T)" if key in ("Y", "Omega", "D") else ")"),
+                               str(lemma[key]))
+    _covers(lemma["omega_at_T"], omega, "tail_lemma.omega_at_T")
     delta0 = Fraction(0)
+    m = None
     if plus and minus:
         delta = _q(lemma["delta"], "tail_lemma.delta")
         p = min(omega[i][0] for i in plus) - delta
@@ -191,15 +204,23 @@ def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]
         m = min(beta[0] * w * g - Y * c1 * (2 * w + g) - 2 * c2 * Y * Y
                 for w in (min(p, q), Omega) for g in (p + q, max(D, p + q)))
         if m <= 0:
-            raise CheckFailure("tail_lemma.m", "a positive cross-group margin (H2)",
+            raise CheckFailure("tail_lemma.m", "a positive cross-group margin (H2) from "
+                               "boxes_at_T, delta, beta_lower, c1, c2, Y",
                                f"{float(m)} recomputed")
         leak = (-const(m)).exp() * const(Fraction(max(len(plus), len(minus))) * D / (2 * m))
         delta0 = leak.hi_q()
         if not delta0 < delta:
             raise CheckFailure("tail_lemma.delta0", f"< δ = {float(delta)}", f"{float(delta0)}")
         stored_m = _q(lemma["m"], "tail_lemma.m")
-        if stored_m > m:
-            raise CheckFailure("tail_lemma.m", f"<= {float(m)} (recomputed)", str(lemma["m"]))
+        if not 0 < stored_m <= m:
+            raise CheckFailure("tail_lemma.m", f"0 < m <= {float(m)} (recomputed)",
+                               str(lemma["m"]))
+    elif lemma.get("m") is not None:
+        raise CheckFailure("tail_lemma.m", "null (one group: no cross-group margin)",
+                           str(lemma["m"]))
+    if _q(lemma["delta0"], "tail_lemma.delta0") < delta0:
+        raise CheckFailure("tail_lemma.delta0", f">= {float(delta0)!r} (recomputed)",
+                           str(lemma["delta0"]))
     decay = (-(const(T) * const(lam[0]))).exp()  # e^{−λ₁T} ≤ this, ≥ the one below
     decay_lo = (-(const(T) * const(lam[1]))).exp()
     e_lo, e_hi = decay_lo.lo_q(), decay.hi_q()
@@ -210,5 +231,19 @@ def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]
     if minus:
         lo, hi = min(omega[i][0] for i in minus), max(omega[i][1] for i in minus) + delta0
         proved["-"] = (e_hi * lo, e_lo * hi)  # hi < 0
+    stored = lemma["limits_psi_z"]
+    if not isinstance(stored, dict) or sorted(stored) != sorted(proved):
+        raise CheckFailure("tail_lemma.limits_psi_z", f"intervals for groups {sorted(proved)}",
+                           repr(stored)[:60])
+    for key, iv in proved.items():
+        _contains(stored[key], iv, f"tail_lemma.limits_psi_z.{key}")
     return {"T": T, "boxes": boxes, "groups": {"+": plus, "-": minus}, "limits": proved,
-            "phi": phi}
+            "phi": phi, "psi": psi, "m": m}
+
+
+def _covers(stored: object, vals: list[Iv], where: str) -> None:
+    """Stored intervals, one per recomputed interval, each containing it."""
+    if not isinstance(stored, list) or len(stored) != len(vals):
+        raise CheckFailure(where, f"{len(vals)} intervals", repr(stored)[:60])
+    for i, (pair, iv) in enumerate(zip(stored, vals)):
+        _contains(pair, iv, f"{where}[{i}]")

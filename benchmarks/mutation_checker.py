@@ -1,0 +1,125 @@
+"""Mutation testing of the checker's trusted core with mutmut (not part of the test suite).
+
+    python benchmarks/mutation_checker.py [--modules lemmas projected ...] [--jobs 2]
+                                          [--workdir /tmp/mutation-checker]
+
+Copies the working tree (certified/, tests/checker/) to WORKDIR, writes mutmut's
+configuration there ([mutmut] in setup.cfg: the modules to mutate, the test selection
+tests/checker/test_claims_fast.py + test_hypotheses.py), runs ``mutmut run`` and prints the
+score per module and every surviving mutant (``mutmut show NAME`` in WORKDIR shows its diff).
+The test selection re-checks every claim of the fixture certificates without replaying
+their steps (``certified.checker._check_claims_only``), so one mutant costs seconds; replay.py
+is mutated only in its comparison functions (see COMPARISONS).
+
+Results and the reason each survivor survives: proofs_notes/checker.md, "Mutation testing".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULES = ["lemmas", "projected", "paranormal"]
+#: replay.py: only the functions that compare a stored claim with the checker's own
+COMPARISONS = ["parse_interval", "_pair", "parse_set"]
+#: the fast claim checks (no replay; the S1/S2 audits, 3 s each of quadrature, left out:
+#: audits.py is not mutated) and the issue-25 edits
+TESTS = ["tests/checker/test_issue_edits.py", "tests/checker/test_claims_fast.py"]
+SELECT = ["-k", "not remark_7_9 and not middle_token"]
+#: the functions mutated by default (mutmut names; the verdict and limit/evidence code and
+#: the lemma-object comparisons): 716 mutants. --all mutates every function of --modules
+#: (lemmas 1532, projected 1033, paranormal 640 mutants: hours on 2 cores).
+FUNCTIONS = ["certified.checker.lemmas.x_check_t4_verdict*",
+             "certified.checker.lemmas.x__t4_expected*",
+             "certified.checker.lemmas.x_closed*",
+             "certified.checker.lemmas.x_check_centre_flags*",
+             "certified.checker.paranormal.x_check_paranormal_verdict*",
+             "certified.checker.projected.x__covers*"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--modules", nargs="*", default=MODULES)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--workdir", default="/tmp/mutation-checker")
+    ap.add_argument("--all", action="store_true", help="every function of --modules")
+    ap.add_argument("--functions", nargs="*", default=FUNCTIONS)
+    args = ap.parse_args()
+    work = Path(args.workdir)
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    shutil.copytree(ROOT / "certified", work / "certified",
+                    ignore=shutil.ignore_patterns("__pycache__", "practice"))
+    (work / "tests").mkdir()
+    shutil.copy(ROOT / "tests" / "__init__.py", work / "tests" / "__init__.py") \
+        if (ROOT / "tests" / "__init__.py").exists() else (work / "tests" / "__init__.py").touch()
+    shutil.copytree(ROOT / "tests" / "checker", work / "tests" / "checker",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "examples", work / "examples")
+    paths = [f"certified/checker/{m}.py" for m in args.modules]
+    if "replay" in args.modules:
+        paths = [p for p in paths if not p.endswith("replay.py")]
+    cfg = ["[mutmut]",
+           "source_paths = certified",
+           "only_mutate =\n    " + "\n    ".join(paths + (
+               ["certified/checker/replay.py"] if "replay" in args.modules else [])),
+           "also_copy =\n    tests\n    examples",
+           "pytest_add_cli_args =\n    -p\n    no:cacheprovider\n    -p\n    no:xdist\n    -q",
+           "pytest_add_cli_args_test_selection =\n    " + "\n    ".join(TESTS + SELECT),
+           ""]
+    (work / "setup.cfg").write_text("\n".join(cfg))
+    env = dict(os.environ, PYTHONPATH=str(work / "mutants"))
+    mutmut = [sys.executable, "-m", "mutmut"]
+    subprocess.run(mutmut + ["run", "--max-children", str(args.jobs)]
+                   + ([] if args.all else args.functions), cwd=work, env=env)
+    out = subprocess.run(mutmut + ["results", "--all", "true"], cwd=work, env=env,
+                         capture_output=True, text=True).stdout
+    return report(out, args.modules)
+
+
+#: a changed line inside a ``raise CheckFailure(where, expected, got)`` call
+_MESSAGE_ONLY = re.compile(r"^\s*(raise CheckFailure\(.*|f?[\"'].*|(repr|str|float)\(.*|None.*|"
+                           r"\).*)$")
+
+
+def message_only(diff: str) -> bool:
+    """A mutant that changes only the text of a failure (the expected/got strings of a
+    CheckFailure, not its field nor its condition): the certificate is still rejected."""
+    changed = [ln[1:] for ln in diff.splitlines()
+               if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    return bool(changed) and all(_MESSAGE_ONLY.match(ln) for ln in changed)
+
+
+def report(results: str, modules: list[str]) -> int:
+    per: dict[str, Counter] = {}
+    survivors = []
+    for line in results.splitlines():
+        m = re.match(r"\s*(certified\.checker\.(\w+)\.\S+):\s*(\w[\w ]*)", line)
+        if not m:
+            continue
+        name, mod, status = m.group(1), m.group(2), m.group(3).strip()
+        per.setdefault(mod, Counter())[status] += 1
+        if status == "survived":
+            survivors.append(name)
+    rows = {}
+    for mod, c in sorted(per.items()):
+        total = sum(c.values())
+        killed = c["killed"] + c["timeout"]
+        rows[mod] = {"mutants": total, "killed": killed, "survived": c["survived"],
+                     "other": total - killed - c["survived"],
+                     "score": round(100 * killed / max(1, killed + c["survived"]), 1)}
+    print(json.dumps({"modules": rows, "survivors": survivors}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""The one place the checker's tests import producer code from (the producer package is
+being moved: only this file changes with it).
+
+Also regenerates the stored certificates of ``tests/checker/data`` (deterministic budgets:
+``max_seconds=None, refine_t=0``, digits 8)::
+
+    python -m tests.checker.producer            # all of them
+    python -m tests.checker.producer t7_52      # some
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+from fractions import Fraction as F
+from pathlib import Path
+
+from certified import Instance
+from certified.verdict.certificate import canonical_digest, to_certificate
+from certified.verdict.certify import certify
+from certified.cli import main
+
+DATA = Path(__file__).resolve().parent / "data"
+ROOT = Path(__file__).resolve().parents[2]
+
+_LINE = dict(V=[[1]], Q=[[1]], K=[[1]], X0=[[-2], [1], [2]])
+
+#: name: (instance file or Instance.create arguments, theorem, t_max) — one certificate of
+#: each kind: Lemma T4 certified (2.1, 4.2) and refuted (8.5; 2.1 is the d = 2 audit), T6, T7, T8.
+CASES = {
+    "t4_21": (_LINE, "2.1", 8),
+    "t4_42": (_LINE, "4.2", 8),
+    "t4_85_ref": (_LINE, "8.5", 8),
+    "t6_small": ("examples/thm8_5_contracting.json", "8.5", 2),
+    "t7_52": ("examples/thm5_2_one_dimensional_F.json", "5.2", 8),
+    "t8_52": ("examples/thm5_2_two_clusters_in_F.json", "5.2", 8),
+}
+#: the shipped audit records whose certificates use Lemmas S0, S1, S2 (and T4, refuted)
+AUDITS = ("remark_7_9_eps_1_10", "theorem_2_1_middle_token", "theorem_5_2_third_party",
+          "theorem_2_1_d2_boundary_183")
+
+
+def produce(name: str) -> dict:
+    if name.startswith("audit_"):
+        from certified.studies.audit import audit_certificate, load_record, run_audit
+
+        rec = load_record(str(ROOT / "certified" / "data" / "audits" / f"{name[6:]}.json"))
+        return json.loads(json.dumps(audit_certificate(rec, run_audit(rec))))
+    spec, theorem, t_max = CASES[name]
+    inst = (Instance.load(str(ROOT / spec)) if isinstance(spec, str)
+            else Instance.create(**spec))
+    v = certify(inst, theorem, digits=8, max_seconds=None, refine_t=0, t_max=t_max)
+    return json.loads(json.dumps(to_certificate(v)))
+
+
+def names() -> list[str]:
+    return list(CASES) + [f"audit_{a}" for a in AUDITS]
+
+
+def load(name: str) -> dict:
+    return json.loads(gzip.decompress((DATA / f"{name}.json.gz").read_bytes()))
+
+
+def store(name: str, cert: dict) -> None:
+    DATA.mkdir(exist_ok=True)
+    text = json.dumps(cert, sort_keys=True, separators=(",", ":")).encode()
+    (DATA / f"{name}.json.gz").write_bytes(gzip.compress(text, mtime=0))
+
+
+if __name__ == "__main__":
+    for nm in sys.argv[1:] or names():
+        store(nm, produce(nm))
+        print(nm, "stored", flush=True)

@@ -1,0 +1,252 @@
+"""Tamper cases generated from a certificate and the checker's declared fields.
+
+For every leaf of a certificate (every field; for long arrays the first and last element,
+for replay records the first record) the generator yields edits that strengthen or change
+the claim: a number moved by more than its magnitude up and down, an interval [lo, hi]
+shifted off itself both ways, an integer ±1, a boolean flipped, a word changed. The digest
+is recomputed after each edit. A field passes when at least one of its edits is rejected
+with an "Expected … Got …" line naming it (the other direction may be a weaker, still valid
+claim: an upper bound moved up).
+
+Fields that are not claims (prose, producer's method parameters) are listed in
+INFORMATIONAL with the reason; proofs_notes/checker.md has the same list.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from fractions import Fraction
+from typing import Any, Iterator
+
+from certified.checker import digest
+
+#: path patterns ([] = any index, * = any dict key) that are not claims, with the reason
+INFORMATIONAL = {
+    "reason": "prose",
+    "software.*": "producer's name and version",
+    "wall_seconds": "producer's run time",
+    "precision.*": "producer's working precision (bits sets the checker's finer scale only)",
+    "timescale.meaning": "prose",
+    "timescale.delta0_at_first": "δ₀ at an earlier time than the replayed one (not replayed)",
+    "integration.backend": "producer's arithmetic library",
+    "integration.precision_attempts": "producer's precision escalation log",
+    "integration.order": "producer's default order (each record carries its own, replayed)",
+    "integration.bits": "producer's precision (the checker's scale is finer, any value works)",
+    "instance.format": "file-format tag of the instance (the matrices are compared)",
+    "instance.version": "file-format version of the instance",
+    "instance.name": "prose",
+    "tail_lemma.coordinates": "prose (T8)",
+    "tail_lemma.integrand": "prose (S1, S2)",
+    "tail_lemma.U": "producer's quadrature split point (the checker chooses its own)",
+    "tail_lemma.bits": "producer's precision (S0–S2)",
+    "limit.F": "prose (T7, T8)",
+    "limit.not_proved": "prose (T7, T8)",
+    "limit.functional.meaning": "prose (T7)",
+    "audit.record.name": "prose",
+    "audit.record.source": "prose",
+    "audit.record.format": "file-format tag",
+    "audit.record.version": "file-format version",
+    "audit.record.float64.*": "the record's float64 simulation settings (not a claim)",
+    "audit.record.precision.*": "the record's requested budget",
+    "audit.record.claims[].statement": "prose (the claim's content is its reading)",
+    "audit.record.instance.*": "compared as a whole with the certificate's instance",
+    # A replayed step's method data: re-derived by the replay itself; an edit either fails
+    # at its step or leaves another true enclosure (tests/test_checker.py tampers steps).
+    "integration.replay.records[].order": "the step's Taylor order (a method parameter)",
+    "integration.replay.records[].velocity": "the a-priori form's velocity (a method hint)",
+    "integration.replay.records[].set.A": "the set's basis: another basis with the same r "
+                                          "may be another true enclosure",
+}
+
+#: (certificate, path): single-field edits of these can only make another true claim
+ALWAYS_TRUE = {
+    ("t4_85_ref", ("evidence", "entry", 0)): "P*_i1 = 0 for every row i (token 1 follows 2)",
+    ("audit_remark_7_9_eps_1_10", ("audit", "record", "claims", 0, "reading", "clusters")):
+        "the claim's verdict is 'undecided': it claims nothing whatever its reading",
+    ("audit_remark_7_9_eps_1_10", ("audit", "record", "claims", 2, "reading",
+                                   "attention_rank")):
+        "the claim's verdict is 'undecided': it claims nothing whatever its reading",
+}
+#: witnesses: any value whose consequences the checker verifies is valid (an edit is
+#: rejected, naming a consequence, or is another valid witness)
+WITNESSES = {"tail_lemma.norm_S[][]": "T7's norm: any invertible S with the stored bounds",
+             "tail_lemma.norm_S[]": "T7's norm (a row read as an interval)"}
+
+_NUM = re.compile(r"\s*[+-]?(\d+(/\d+)?|\d*\.\d*([eE][+-]?\d+)?|\d+[eE][+-]?\d+)\s*")
+
+
+def pattern(path: tuple) -> str:
+    out = ""
+    for p in path:
+        if isinstance(p, int):
+            out += "[]"
+        else:
+            out += ("." if out else "") + p
+    return out
+
+
+def is_informational(path: tuple) -> bool:
+    pat = pattern(path)
+    for key in INFORMATIONAL:
+        if key == pat or pat.startswith(key + "[") or \
+                (key.endswith(".*") and pat.startswith(key[:-1])):
+            return True
+    return False
+
+
+def must_name(path: tuple) -> str:
+    """What the failure line must mention: the field's name; for a replay record the
+    record (its replay names the record), for a step the integration, and nothing for the
+    instance (every claim is about it: any rejection counts)."""
+    if path[0] == "instance" or pattern(path) in WITNESSES:
+        return ""
+    if path[0] == "audit":  # a claim's id or reading: its verdict is re-judged
+        return "audit.claims"
+    if path[:3] == ("integration", "replay", "records"):
+        return "integration.replay["
+    if path[:2] == ("integration", "steps"):
+        return "integration"
+    return name_of(path)
+
+
+def name_of(path: tuple) -> str:
+    """The field's name as a failure must mention it: the last component that is an
+    identifier (not an index, a dict key such as '1', '+' or '-')."""
+    for p in reversed(path):
+        if isinstance(p, str) and re.fullmatch(r"[A-Za-z_][\w ]*|sup_\{.*", p):
+            return p
+    return str(path[0])
+
+
+def _num(x: Any) -> Fraction | None:
+    if isinstance(x, str) and _NUM.fullmatch(x):
+        return Fraction(x.strip())
+    return None
+
+
+def _is_interval(x: Any) -> bool:
+    return (isinstance(x, list) and len(x) == 2 and all(_num(v) is not None for v in x)
+            and _num(x[0]) <= _num(x[1]))
+
+
+#: certificates whose replay takes seconds: by default only their claims are tampered
+#: (tail_lemma, limit, evidence, …), their instance, steps and records only with every=True
+#: (the same fields are tampered on the small Lemma T4 certificates by default)
+LONG = {"t6_small", "t7_52", "t8_52", "audit_theorem_2_1_d2_boundary_183"}
+_REPLAY_INPUTS = ("instance", "integration")
+
+
+def cases(certs: dict[str, dict], every: bool = False) -> list[tuple[str, tuple]]:
+    """The tamper cases: every non-informational leaf of every certificate, or (default)
+    the first leaf of each field pattern per lemma and verdict (limit.clusters[].center[]
+    once for Lemma T4's certified certificates, …)."""
+    out, seen = [], set()
+    for name, cert in certs.items():
+        kind = ((cert.get("tail_lemma") or {}).get("lemma", "").split(" ")[0], cert["verdict"],
+                cert.get("audit") is not None)
+        for p in leaves(cert):
+            if is_informational(p) or (name, p) in ALWAYS_TRUE:
+                continue
+            if p == ("theorem",) and kind[0] in ("S0", "S1", "S2"):
+                continue  # an audit's theorem is its citation (prose)
+            if not every and name in LONG and p[0] in _REPLAY_INPUTS:
+                continue
+            if every or (kind, pattern(p)) not in seen:
+                seen.add((kind, pattern(p)))
+                out.append((name, p))
+    return out
+
+
+def leaves(obj: Any, path: tuple = ()) -> Iterator[tuple]:
+    """Leaf paths (an interval [lo, hi] of numbers is one leaf); long arrays sampled."""
+    if path and path[0] == "digest" or path in (("format",), ("version",)):
+        return
+    if path[:3] == ("integration", "replay", "records"):
+        if len(path) == 3:  # the first record only (the replay has its own tests)
+            if obj:
+                yield from leaves(obj[0], path + (0,))
+            return
+    if _is_interval(obj):
+        yield path
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from leaves(v, path + (k,))
+    elif isinstance(obj, list):
+        idx = range(len(obj)) if len(obj) <= 2 else (0, len(obj) - 1)
+        for i in idx:
+            yield from leaves(obj[i], path + (i,))
+    elif obj is not None:
+        yield path
+
+
+def get(obj: Any, path: tuple) -> Any:
+    for p in path:
+        obj = obj[p]
+    return obj
+
+
+def _set(obj: Any, path: tuple, value: Any) -> None:
+    for p in path[:-1]:
+        obj = obj[p]
+    obj[path[-1]] = value
+
+
+def edits_at(path: tuple, value: Any) -> list[Any]:
+    """The edits of one field; a replay record's numbers are also scaled by 10³⁰ (a small
+    move of a basis entry can leave a true, if different, enclosure)."""
+    out = edits(value)
+    q = _num(value)
+    if path[:3] == ("integration", "replay", "records") and q is not None:
+        out.append(str(q * 10 ** 30 + 10 ** 30))
+    return out
+
+
+def edits(value: Any) -> list[Any]:
+    if _is_interval(value):
+        lo, hi = _num(value[0]), _num(value[1])
+        s = hi - lo + abs(lo) + abs(hi) + 1
+        return [[str(lo + s), str(hi + s)], [str(lo - s), str(hi - s)]]
+    if isinstance(value, bool):
+        return [not value]
+    for enum in (("certified", "refuted", "undecided"), ("x", "z"), ("holds", "fails")):
+        if value in enum:  # another value of the same enumeration (the schema admits it)
+            return [v for v in enum if v != value]
+    if value == "undecided":  # a centre flag: claim more
+        return [True, False]
+    if isinstance(value, int):
+        return [value + 1, value - 1] if value not in (0, 1) else [1 - value, value + 1]
+    if isinstance(value, float):
+        return [value * 2 + 1, value / 2 - 1]
+    q = _num(value)
+    if q is not None:
+        s = abs(q) + 1
+        return [str(q + s), str(q - s)]
+    if isinstance(value, str):
+        return [value + " (edited)"]
+    raise TypeError(repr(value))
+
+
+def tampered(cert: dict, path: tuple, new: Any) -> dict:
+    c = copy.deepcopy(cert)
+    _set(c, path, new)
+    c["digest"] = digest(c)
+    return c
+
+
+class edited:
+    """``with edited(cert, path, new) as c:`` the certificate with one field changed and
+    its digest recomputed, restored afterwards (no copy of a megabyte certificate)."""
+
+    def __init__(self, cert: dict, path: tuple, new: Any) -> None:
+        self.cert, self.path, self.new = cert, path, new
+
+    def __enter__(self) -> dict:
+        self.old, self.old_digest = get(self.cert, self.path), self.cert["digest"]
+        _set(self.cert, self.path, copy.deepcopy(self.new))
+        self.cert["digest"] = digest(self.cert)
+        return self.cert
+
+    def __exit__(self, *exc: object) -> None:
+        _set(self.cert, self.path, self.old)
+        self.cert["digest"] = self.old_digest
