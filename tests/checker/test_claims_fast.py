@@ -18,8 +18,11 @@ from .producer import load, names
 CLAIMS = ("tail_lemma", "limit", "evidence", "timescale", "hypotheses_hold", "verdict",
           "theorem", "audit")
 EVERY = os.environ.get("CERTIFIED_TAMPER_ALL") == "1"
+#: the S1/S2 audits re-run their quadrature (3 s) on every check: by default only their
+#: tail_lemma fields (the limit, audit and hypotheses fields with CERTIFIED_TAMPER_ALL=1)
+_QUADRATURE = ("audit_remark_7_9_eps_1_10", "audit_theorem_2_1_middle_token")
 CASES = [(n, p) for n, p in tamper.cases({n: load(n) for n in names()}, every=EVERY)
-         if p[0] in CLAIMS]
+         if p[0] in CLAIMS and (EVERY or n not in _QUADRATURE or p[0] == "tail_lemma")]
 
 
 @pytest.mark.parametrize("name", names())
