@@ -20,7 +20,6 @@ Public names here: :func:`verify` and :func:`simulate` (:mod:`certified.api`),
 
 from certified.errors import CertifiedError, InputError, UndecidedError, ValidationError
 from certified.logic import Truth, Verdict
-from certified.precision import Precision
 
 __version__ = "0.1.0"
 
@@ -49,6 +48,9 @@ def __getattr__(name: str):
         # lazy: startup time (import certified stays cheap)
         from certified.exact.hypotheses import classify
         return classify
+    if name == "Precision":
+        from certified.precision import Precision  # lazy: the checker imports this package
+        return Precision
     if name in ("simulate", "verify"):
         from certified import api  # lazy: startup time (import certified stays cheap)
         return getattr(api, name)

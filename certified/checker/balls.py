@@ -282,7 +282,7 @@ def mpf_fraction(x: tuple, cap: Fraction) -> Fraction:
 
 def _show(q: Fraction) -> str:
     """A display of q with 25 significant digits (for messages only)."""
-    from decimal import Context, Decimal
+    from decimal import Context, Decimal  # lazy: only the decimal output path needs it
 
     ctx = Context(prec=25)
     return str(ctx.divide(Decimal(q.numerator), Decimal(q.denominator)))

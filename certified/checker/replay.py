@@ -400,7 +400,7 @@ def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: li
     own set — the sequential check — so the outcome, and the first failure reported, are
     those of ``workers=1``; the chunks only make a valid certificate faster to check.
     """
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import threadpool_limits  # lazy: only when replaying chunks
 
     # The float products of Lemma C1f are tiny (N ≤ a few hundred): BLAS threads only cost
     # (10% on one process, measured; more with several workers on the same cores).
@@ -427,14 +427,14 @@ def _replay(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
     if t != t_end:
         raise CheckFailure("integration.replay", f"steps reaching t = {t_end}", f"t = {t}")
     final = final if final is not None else (lambda S: None)
-    import multiprocessing as mp
+    import multiprocessing as mp  # lazy: only for a chunked (multi-process) replay
 
     if workers <= 1 or len(replay) < MIN_CHUNK * workers or \
             "fork" not in mp.get_all_start_methods():
         S = _run(field, S, steps, replay, 0, len(replay), progress)
         final(S)
         return S
-    from concurrent.futures import ProcessPoolExecutor, wait
+    from concurrent.futures import ProcessPoolExecutor, wait  # lazy: chunked replay only
 
     cuts = [len(replay) * j // workers for j in range(workers + 1)]
     ctx = mp.get_context("fork")

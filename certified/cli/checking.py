@@ -33,7 +33,7 @@ def check(ctx: click.Context, cert: str, workers: int | None, fmt: str) -> None:
     status 0 valid, 1 invalid (the first failure, as "Expected … Got …"), 2 unreadable or
     malformed.
     """
-    from certified.checker import Malformed, check_file  # lazy: CLI startup
+    from certified.checker import ArithmeticUnfit, Malformed, check_file  # lazy: CLI startup
     from certified.studies.parallel import usable_cores  # lazy: CLI startup
 
     bar = None
@@ -44,6 +44,9 @@ def check(ctx: click.Context, cert: str, workers: int | None, fmt: str) -> None:
     try:
         report = check_file(cert, (lambda k, t: bar.update(1)) if bar is not None else None,
                             workers if workers is not None else usable_cores())
+    except ArithmeticUnfit as exc:  # the machine, not the certificate
+        click.echo(f"certified: refusing to check: {_one_line(str(exc))}", err=True)
+        ctx.exit(2)
     except Malformed as exc:
         click.echo(f"certified: malformed certificate: {_one_line(str(exc))}", err=True)
         ctx.exit(2)

@@ -13,13 +13,12 @@ from __future__ import annotations
 import gzip
 import json
 import sys
-from fractions import Fraction as F
 from pathlib import Path
 
-from certified import Instance
-from certified.verdict.certificate import canonical_digest, to_certificate
-from certified.verdict.certify import certify
-from certified.cli import main
+from certified import Instance  # noqa: F401 - re-exported for the tests
+from certified.cli import main  # noqa: F401
+from certified.verdict.certificate import canonical_digest, to_certificate  # noqa: F401
+from certified.verdict.certify import certify  # noqa: F401
 
 DATA = Path(__file__).resolve().parent / "data"
 ROOT = Path(__file__).resolve().parents[2]

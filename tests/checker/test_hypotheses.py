@@ -17,7 +17,7 @@ from certified.checker.hypotheses import (decide, dominant, is_positive_definite
                                           schur_cohn_inside, sturm_count_above)
 
 from . import tamper
-from .producer import ROOT, Instance, load
+from .producer import ROOT, Instance
 
 THEOREMS = ("2.1", "3.1", "4.2", "5.2", "8.5")
 

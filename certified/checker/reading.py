@@ -1,0 +1,187 @@
+"""Reading a certificate before any mathematics: its digest, its schema, the size of
+its numbers, its bulk (steps and replay records) and its matrices.
+
+Part of the trusted core (``proofs_notes/checker.md``): a certificate that is not
+well-formed is :class:`~certified.checker.errors.Malformed` (exit 2) before anything is
+computed from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from contextlib import contextmanager
+from fractions import Fraction
+from importlib import resources
+from typing import Any, Iterator
+
+from .errors import CheckFailure, Malformed
+
+__all__ = ['MAX_EXPONENT', 'MAX_STR_DIGITS', '_EXPONENT', '_RECORD_KEYS', '_bulk_check', '_long_numbers', '_matrix', '_number_sizes_check', '_scalar', '_schema_check', '_split_bulk', '_strings', '_too_large', 'digest']
+
+
+def digest(obj: dict) -> str:
+    """SHA-256 of the canonical JSON (sorted keys, no spaces, ASCII) without ``digest``."""
+    body = {k: v for k, v in obj.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _schema_check(obj: Any) -> None:
+    import jsonschema  # lazy: startup time (only when a certificate is validated)
+
+    if not isinstance(obj, dict) or obj.get("format") != "certified/certificate":
+        raise Malformed("not a certificate: 'format' must be \"certified/certificate\"")
+    if obj.get("version") != 1:
+        raise Malformed(f"certificate version {obj.get('version')!r} is not supported (1)")
+    schema = json.loads(resources.files("certified").joinpath(
+        "schemas/certificate.schema.json").read_text(encoding="utf-8"))
+    # The schema's bulk (the steps and replay records, 10⁵ nodes) is checked by the same
+    # rules written out in _bulk_check: jsonschema takes seconds on it.
+    shallow, bulk = _split_bulk(obj)
+    try:
+        jsonschema.validate(shallow, schema)
+    except jsonschema.ValidationError as exc:
+        path = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
+        raise Malformed(f"schema: at {path}: {exc.message}") from None
+    _bulk_check(*bulk)
+
+
+def _split_bulk(obj: dict) -> tuple[dict, tuple]:
+    integ = obj.get("integration")
+    if not isinstance(integ, dict):
+        return obj, ([], [])
+    steps, replay = integ.get("steps"), integ.get("replay")
+    records = replay.get("records") if isinstance(replay, dict) else None
+    if not isinstance(steps, list) or not isinstance(records, list):
+        return obj, ([], [])
+    integ2 = dict(integ, steps=[], replay=dict(replay, records=[]))
+    return dict(obj, integration=integ2), (steps, records)
+
+
+def _strings(x: Any, where: str, length: int | None = None) -> None:
+    if not isinstance(x, list) or not all(isinstance(v, str) for v in x) or \
+            (length is not None and len(x) != length):
+        raise Malformed(f"schema: at {where}: expected an array of "
+                        f"{length if length is not None else 'any number of'} strings")
+
+
+_RECORD_KEYS = {"order", "rho", "velocity", "apriori", "set"}
+
+
+def _bulk_check(steps: list, records: list) -> None:
+    """The schema's rules for integration/steps and integration/replay/records."""
+    for k, st in enumerate(steps):
+        _strings(st, f"integration/steps/{k}", 2)
+    for k, rec in enumerate(records):
+        at = f"integration/replay/records/{k}"
+        if not isinstance(rec, dict) or not {"order", "rho", "apriori", "set"} <= set(rec) \
+                or not set(rec) <= _RECORD_KEYS:
+            raise Malformed(f"schema: at {at}: expected the fields order, rho, apriori, set "
+                            "(and velocity), no others")
+        order = rec["order"]
+        if isinstance(order, bool) or not isinstance(order, int):
+            raise Malformed(f"schema: at {at}/order: {order!r} is not of type 'integer'")
+        if not 1 <= order <= 1_000_000:
+            raise Malformed(f"schema: at {at}/order: {order} is " + (
+                "greater than the maximum of 1000000" if order > 1 else
+                "less than the minimum of 1"))
+        if not isinstance(rec["rho"], str):
+            raise Malformed(f"schema: at {at}/rho: expected a string")
+        if "velocity" in rec:
+            _strings(rec["velocity"], f"{at}/velocity")
+        if not isinstance(rec["apriori"], list):
+            raise Malformed(f"schema: at {at}/apriori: expected an array")
+        for i, a in enumerate(rec["apriori"]):
+            _strings(a, f"{at}/apriori/{i}", 4)
+        st = rec["set"]
+        if not isinstance(st, dict) or set(st) != {"c", "A", "r"}:
+            raise Malformed(f"schema: at {at}/set: expected exactly the fields c, A, r")
+        _strings(st["c"], f"{at}/set/c")
+        if not isinstance(st["A"], list) or not isinstance(st["r"], list):
+            raise Malformed(f"schema: at {at}/set: expected arrays A and r")
+        for i, row in enumerate(st["A"]):
+            _strings(row, f"{at}/set/A/{i}")
+        for i, pair in enumerate(st["r"]):
+            _strings(pair, f"{at}/set/r/{i}", 2)
+
+
+#: Largest decimal exponent accepted in an exact-number string. Fraction("1e999999999")
+#: would build a 3-gigabit integer: one such string must not hang the checker.
+MAX_EXPONENT = 100_000
+# A whole string in the decimal-with-exponent form Fraction() accepts (not a hex digest or a
+# name that merely ends in "e" and digits).
+_EXPONENT = re.compile(r"\s*[+-]?(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)[eE]([+-]?\d[\d_]*)\s*")
+
+
+def _too_large(x: str) -> bool:
+    if "e" not in x and "E" not in x:
+        return False
+    m = _EXPONENT.fullmatch(x)
+    digits = m.group(1).lstrip("+-").replace("_", "") if m else ""
+    return len(digits) > 6 or bool(digits and int(digits) > MAX_EXPONENT)
+
+
+def _number_sizes_check(obj: Any, where: str = "") -> None:
+    """Malformed if any string carries a decimal exponent beyond ±MAX_EXPONENT (walked
+    before anything is parsed; strings without 'e'/'E' cost one test each; the path of an
+    offending string is found by a second walk)."""
+    stack = [obj]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            if _too_large(x):
+                break
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    else:
+        return
+    paths = [(obj, where)]
+    while paths:
+        x, at = paths.pop()
+        if isinstance(x, str):
+            if _too_large(x):
+                raise Malformed(f"{at or '(top level)'}: the number {x[:40]!r} has a "
+                                f"decimal exponent beyond ±{MAX_EXPONENT}")
+        elif isinstance(x, dict):
+            paths.extend((v, f"{at}.{k}" if at else str(k)) for k, v in x.items())
+        elif isinstance(x, list):
+            paths.extend((v, f"{at}[{i}]") for i, v in enumerate(x))
+
+
+def _matrix(inst: dict, key: str) -> list[list[Fraction]]:
+    try:
+        return [[Fraction(str(x)) for x in row] for row in inst[key]]
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+        raise CheckFailure(f"instance.{key}", "a matrix of exact numbers", "something else") from exc
+
+
+def _scalar(V: list[list[Fraction]]) -> Fraction | None:
+    d = len(V)
+    lam = V[0][0]
+    ok = all(V[i][j] == (lam if i == j else 0) for i in range(d) for j in range(d))
+    return lam if ok else None
+
+
+#: Python (≥ 3.11) refuses int ↔ str conversions beyond 4300 digits by default; exact
+#: numbers of a certificate at up to 10⁶ bits have up to ≈ 301,030 digits.
+MAX_STR_DIGITS = 400_000
+
+
+@contextmanager
+def _long_numbers() -> Iterator[None]:
+    """Allow integers of up to MAX_STR_DIGITS digits while a certificate is read and
+    checked (forked workers inherit it), and restore the interpreter's limit after."""
+    get = getattr(sys, "get_int_max_str_digits", None)
+    old = get() if get is not None else 0
+    if old:
+        sys.set_int_max_str_digits(max(old, MAX_STR_DIGITS))
+    try:
+        yield
+    finally:
+        if old:
+            sys.set_int_max_str_digits(old)
