@@ -82,8 +82,10 @@ def test_undecided_run_with_a_general_V_is_replayed():
     the checker replays them with its general-V field and requires the verdict undecided
     (it refused such certificates — `thm4_2_good_triple` within 240 s — as 'instance.V'
     until 2026-12-01). A tampered step is still caught."""
-    v = certify(Instance.load("examples/thm4_2_authors_2x2.json"), "4.2", max_seconds=None,
-                refine_t=0)
+    # A deterministic budget that ends before Lemma T7 is tried a second time (was: a 4 s
+    # wall clock): one try at the first step's end, where it does not hold yet.
+    v = certify(Instance.load("examples/thm4_2_good_triple.json"), "4.2", t_max=F(1, 8),
+                check_every=F(1), max_seconds=None, refine_t=0)
     c = to_certificate(v)
     assert v.verdict == "undecided" and c["tail_lemma"] is None
     assert c["integration"]["variable"] == "x" and len(c["integration"]["steps"]) > 20

@@ -510,8 +510,13 @@ def _check_t7_verdict(obj: dict, pb: dict) -> None:
             raise CheckFailure("limit.cross_group_rate.statement", repr(T7_RATE_STATEMENT),
                                repr(rate.get("statement")))
         m = pb["m"]
-        if m is None or not 0 < _q(rate.get("m"), "limit.cross_group_rate.m") <= m:
-            raise CheckFailure("limit.cross_group_rate.m", f"0 < m <= {m and float(m)!r} "
+        if m is None:  # one sign group: there is no cross-group margin, so no rate claim
+            if rate.get("m") is not None:
+                raise CheckFailure("limit.cross_group_rate.m", "null (a single sign group "
+                                   "has no cross-group margin)", repr(rate.get("m")))
+        elif rate.get("m") is None or \
+                not 0 < _q(rate.get("m"), "limit.cross_group_rate.m") <= m:
+            raise CheckFailure("limit.cross_group_rate.m", f"0 < m <= {float(m)!r} "
                                "(the recomputed cross-group margin)", repr(rate.get("m")))
     if obj["theorem"] == "5.2" or "clusters" in lim:
         # F = span φ (dimension 1): each cluster's centre must contain limit × φ, and the

@@ -391,7 +391,8 @@ def _run_projected(out: Verification, job: _Job) -> None:
                                 "meaning": "ψ = row " + str(pb.row) + " of the spectral "
                                 "projector onto ker(V − λ₁I) (a non-zero multiple of φ₁*); "
                                 "the hyperplanes are {z : ψ(z) = value}"},
-                 "groups": pb.groups,
+                 # a sign group without tokens claims nothing: not written
+                 "groups": {s: m for s, m in pb.groups.items() if m},
                  "cross_group_rate": {"statement": "for t >= T and i, l in different groups: "
                                       "P_il(t) <= exp(-m e^{2 lambda1 (t - T)})",
                                       "m": None if pb.m is None else str(pb.m)},

@@ -223,7 +223,12 @@ def test_tiny_positive_group_keeps_a_positive_limit_interval():
     assert v.verdict == "certified" and v.tail.groups == {"+": [0, 1], "-": []}
     lo, hi = v.tail.limits["+"]
     assert 0 < lo < F(1, 10**8) and hi < 1
-    assert check_certificate(json.loads(json.dumps(to_certificate(v)))).valid
+    c = json.loads(json.dumps(to_certificate(v)))
+    assert c["limit"]["groups"] == {"+": [0, 1]}  # an empty group claims nothing
+    assert check_certificate(copy.deepcopy(c)).valid
+    # one sign group has no cross-group margin: a claimed rate is rejected
+    c["limit"]["cross_group_rate"]["m"] = "1"
+    assert failing_field(redigest(c)) == "limit.cross_group_rate.m"
 
 
 def test_astronomical_entries_do_not_crash_the_float_heuristics(tmp_path, capsys):
