@@ -27,7 +27,7 @@ from certified.enclose.field import AttentionField
 from certified.enclose.lohner_set import LohnerSet
 from certified.enclose.stepper import taylor_step
 from certified.errors import InputError, ValidationError
-from certified.exact.instance import Instance
+from certified.exact.instance import Continuous, Instance
 from certified.exact.rationals import to_fraction
 from certified.logic import Verdict
 from certified.precision import Precision
@@ -287,6 +287,10 @@ class SimulateResult(_Summarized):
         """
         tq = to_fraction(t, "t")
         traj = self.trajectory
+        if traj.instance.variant is not None or not isinstance(traj.instance.time,
+                                                                Continuous):
+            raise InputError("t", "dense output is for the paper's continuous dynamics",
+                             "the reported times (t_eval) of a discrete or variant run")
         if not 0 <= tq <= traj.certified_until:
             raise InputError("t", f"{t} is outside the certified span "
                              f"[0, {traj.certified_until}]", "0 <= t <= certified_until")

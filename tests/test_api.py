@@ -93,3 +93,10 @@ def test_outward_float_rounding(q):
     assert F(float_down(q)) <= q if float_down(q) != -np.inf else True
     assert q <= F(float_up(q)) if float_up(q) != np.inf else True
     assert float_down(q) <= float_up(q)
+
+
+def test_dense_output_refuses_discrete_time():
+    res = certified.simulate("examples/discrete_layers.json", (0, 1), digits=15)
+    assert res.success
+    with pytest.raises(InputError, match="continuous dynamics"):
+        res.sol(F(1, 2))
