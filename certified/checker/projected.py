@@ -15,6 +15,7 @@ from math import isqrt
 
 from .balls import const
 from .errors import CheckFailure
+from .hypotheses import charpoly
 from .lemmas import Iv, _add, _contains, _dot, _iv, _mul, _q
 
 __all__ = ["check_projected"]
@@ -74,22 +75,6 @@ def _inverse(S: list[list[Fraction]], where: str) -> list[list[Fraction]]:
     return [row[d:] for row in A]
 
 
-def _charpoly(V: list[list[Fraction]]) -> list[Fraction]:
-    """Coefficients a_0..a_d of det(xI − V) (Faddeev–LeVerrier, exact)."""
-    d = len(V)
-    coeffs = [Fraction(0)] * (d + 1)
-    coeffs[d] = Fraction(1)
-    VM = [[Fraction(0)] * d for _ in range(d)]  # V M_0 with M_0 = 0
-    for k in range(1, d + 1):
-        # M_k = V M_{k−1} + a_{d−k+1} I, a_{d−k} = −tr(V M_k)/k
-        M = [[VM[i][j] + (coeffs[d - k + 1] if i == j else 0) for j in range(d)]
-             for i in range(d)]
-        VM = [[sum((V[i][l] * M[l][j] for l in range(d)), Fraction(0)) for j in range(d)]
-              for i in range(d)]
-        coeffs[d - k] = -sum(VM[i][i] for i in range(d)) / k
-    return coeffs
-
-
 def _peval(a: list[Fraction], x: Fraction) -> Fraction:
     out = Fraction(0)
     for c in reversed(a):
@@ -111,7 +96,7 @@ def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]
     if len(boxes) != n or any(len(r) != d for r in boxes):
         raise CheckFailure("tail_lemma.boxes_at_T", f"{n}×{d} boxes", "another shape")
     # Step 0: exactly one simple root of p in [lam_lo, lam_hi], λ₁ > 0.
-    a = _charpoly(V)
+    a = charpoly(V)  # Faddeev–LeVerrier, exact (one copy, in .hypotheses)
     if not (0 < lam[0] < lam[1]) or _peval(a, lam[0]) * _peval(a, lam[1]) >= 0:
         raise CheckFailure("tail_lemma.lambda1", "a positive interval on which det(xI − V) "
                            "changes sign", str(lemma["lambda1"]))
