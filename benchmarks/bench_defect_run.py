@@ -21,35 +21,10 @@ import mpmath
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_integrator import instance  # noqa: E402
+from bench_integrator import instance, odefun_values  # noqa: E402
 
 from certified import Instance
 from certified.enclose.driver import enclose_trajectory
-
-
-def odefun_values(inst: Instance, T: Fraction, digits: int):
-    """mpmath.odefun on the z-ODE (V = Q = K = I), same as bench_integrator's timing."""
-    X0 = [[mpmath.mpf(x.numerator) / x.denominator for x in row] for row in inst.X0]
-    n, d = inst.n, inst.d
-
-    def f(t, y):
-        Z = [y[i * d:(i + 1) * d] for i in range(n)]
-        e2t = mpmath.exp(2 * t)
-        out = []
-        for i in range(n):
-            s = [e2t * mpmath.fsum(Z[i][c] * Z[j][c] for c in range(d)) for j in range(n)]
-            m = max(s)
-            w = [mpmath.exp(x - m) for x in s]
-            tot = mpmath.fsum(w)
-            for c in range(d):
-                out.append(mpmath.fsum(w[j] / tot * (Z[j][c] - Z[i][c]) for j in range(n)))
-        return out
-
-    with mpmath.workdps(digits):
-        t0 = time.perf_counter()
-        sol = mpmath.odefun(f, 0, [x for row in X0 for x in row])
-        y = sol(mpmath.mpf(T.numerator) / T.denominator)
-        return y, time.perf_counter() - t0
 
 
 def report(tr, wall):
