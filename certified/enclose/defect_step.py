@@ -33,7 +33,8 @@ import numpy as np
 from flint import acb, acb_mat, arb, arb_mat, ctx, fmpq
 
 from certified.enclose.lohner_set import LohnerSet
-from certified.enclose.stepper import WRAP_TOL, StepRejected, StepResult, _lohner_update
+from certified.enclose.stepper import (WRAP_TOL, StepRejected, StepResult, _lohner_update,
+                                      flow_jacobian_box)
 from certified.exact.arb_convert import arb_bounds
 
 __all__ = ["DefectRejected", "DefectStepResult", "DefectStepper", "defect_step",
@@ -271,20 +272,7 @@ def _exp_up(x: Fraction) -> Fraction:
 
 def _variational_piece(bk, K: np.ndarray, w: Fraction) -> np.ndarray | None:
     """Lemma I8 on one piece of length w with K ⊇ DF(tube piece): S ∋ DΦ over the piece."""
-    N = K.shape[0]
-    I = bk.identity(N)
-    hK = K * bk.interval(Fraction(0), w)
-    J = I + bk.matmul(hK, I)
-    for _ in range(8):
-        nxt = I + bk.matmul(hK, J)
-        if all(bk.contains(a, b) for a, b in zip(J.flat, nxt.flat)):
-            return I + bk.matmul(K * bk.const(w), J)
-        grown = np.empty(J.shape, dtype=object)
-        for idx, v in np.ndenumerate(nxt):
-            u = bk.hull(J[idx], v)
-            grown[idx] = u + (u - bk.mid_point(u)) / 4
-        J = grown
-    return None
+    return flow_jacobian_box(bk, K, w, iterations=8)
 
 
 class DefectStepper:

@@ -249,12 +249,21 @@ def variational_bound(field: AttentionField, tube: np.ndarray, t_int: object,
     J(s) ∈ J_box on [0, h] and J(h) ∈ I + h·K·J_box (Lemma I8).
     """
     bk = field.backend
-    N = tube.size
-    K = field.jacobian(tube, t_int)
-    I = bk.identity(N)
+    S = flow_jacobian_box(bk, field.jacobian(tube, t_int), h, iterations=6)
+    if S is None:
+        raise StepRejected("variational enclosure not validated", t=None, h=h, box=tube)
+    return S
+
+
+def flow_jacobian_box(bk: Backend, K: np.ndarray, h: Fraction, iterations: int
+                      ) -> np.ndarray | None:
+    """Lemma I8's fixed point: with K ⊇ DF over the tube and [0, h], find J_box with
+    I + [0, h]·K·J_box ⊆ J_box (at most ``iterations`` inflations); return
+    I + h·K·J_box ∋ DΦ(h), shape (N, N), or None when no J_box was validated."""
+    I = bk.identity(K.shape[0])
     hK = K * bk.interval(Fraction(0), h)
     J = I + bk.matmul(hK, I)
-    for _ in range(6):
+    for _ in range(iterations):
         nxt = I + bk.matmul(hK, J)
         if all(bk.contains(a, b) for a, b in zip(J.flat, nxt.flat)):
             return I + bk.matmul(K * bk.const(h), J)
@@ -263,7 +272,7 @@ def variational_bound(field: AttentionField, tube: np.ndarray, t_int: object,
             w = bk.hull(J[idx], v)
             grown[idx] = w + (w - bk.mid_point(w)) / 4
         J = grown
-    raise StepRejected("variational enclosure not validated", t=None, h=h, box=tube)
+    return None
 
 
 def taylor_step(field: AttentionField, S: LohnerSet, t0: Fraction, h_max: Fraction,
