@@ -6,7 +6,11 @@ milliseconds to a second, so a mutant is killed or survives within minutes."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +27,22 @@ EVERY = os.environ.get("CERTIFIED_TAMPER_ALL") == "1"
 _QUADRATURE = ("audit_remark_7_9_eps_1_10", "audit_theorem_2_1_middle_token")
 CASES = [(n, p) for n, p in tamper.cases({n: load(n) for n in names()}, every=EVERY)
          if p[0] in CLAIMS and (EVERY or n not in _QUADRATURE or p[0] == "tail_lemma")]
+IDS = [f"{n}:{tamper.pattern(p)}:{p}" for n, p in CASES]
+#: every edit's full outcome (the checker's "At FIELD: Expected … Got …" line, or VALID),
+#: as the checker printed it when the file was written: the lines are the checker's output
+#: to its users, so a change in any of them is a change to review (and the mutation run's
+#: mutants of a failure's text are killed). Rewrite after a reviewed change with
+#: ``python -m tests.checker.test_claims_fast --update``.
+MESSAGES = Path(__file__).resolve().parent / "data" / "claim_messages.json.gz"
+
+
+def _messages() -> dict[str, list[str]]:
+    return json.loads(gzip.decompress(MESSAGES.read_bytes())) if MESSAGES.exists() else {}
+
+
+@pytest.fixture(scope="module")
+def messages() -> dict[str, list[str]]:
+    return _messages()
 
 
 @pytest.mark.parametrize("name", names())
@@ -41,14 +61,21 @@ def _outcome(cert: dict, path: tuple, new) -> str:
             return f"malformed: {exc}"
 
 
-@pytest.mark.parametrize("name,path", CASES,
-                         ids=[f"{n}:{tamper.pattern(p)}:{p}" for n, p in CASES])
-def test_claim_edit_rejected_or_left_to_the_replay(certs, name, path):
+def _outcomes(cert: dict, path: tuple) -> list[str]:
+    return [_outcome(cert, path, new) for new in tamper.edits_at(path, tamper.get(cert, path))]
+
+
+@pytest.mark.parametrize("name,path", CASES, ids=IDS)
+def test_claim_edit_rejected_or_left_to_the_replay(certs, messages, name, path):
     """Each edit is rejected naming the field, or accepted (a weaker claim, or a box the
-    replay at T must catch: test_tamper.py covers those with the replay)."""
+    replay at T must catch: test_tamper.py covers those with the replay); and the
+    outcomes are the stored ones, word for word (MESSAGES)."""
     cert = certs[name]
     field = tamper.must_name(path).lower()
-    outs = [_outcome(cert, path, new) for new in tamper.edits_at(path, tamper.get(cert, path))]
+    outs = _outcomes(cert, path)
+    key = f"{name}:{tamper.pattern(path)}:{path}"
+    if key in messages or not EVERY:  # the stored file has the default cases
+        assert outs == messages.get(key), f"{key}: stored {messages.get(key)}, now {outs}"
     for out in outs:
         assert out.startswith("VALID") or ("Expected" in out and field in out.lower()) \
             or out.startswith("malformed"), (path, outs)
@@ -60,3 +87,14 @@ def test_claim_edit_rejected_or_left_to_the_replay(certs, name, path):
     if not at_T and not witness and "delta0_at_T_used" not in path and not (
             path[0] == "limit" and "exposing_functional" in path):
         assert any(not o.startswith("VALID") for o in outs), (path, outs)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--update"] or EVERY:
+        sys.exit("usage: python -m tests.checker.test_claims_fast --update "
+                 "(without CERTIFIED_TAMPER_ALL)")
+    certs = {n: load(n) for n in names()}
+    table = {key: _outcomes(certs[n], p) for key, (n, p) in zip(IDS, CASES)}
+    MESSAGES.write_bytes(gzip.compress(json.dumps(table, sort_keys=True, indent=0).encode(),
+                                       mtime=0))
+    print(f"{len(table)} cases written to {MESSAGES}")
