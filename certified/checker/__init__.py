@@ -41,6 +41,10 @@ from .reading import (  # re-exported: tests and callers use these names here
 )
 from .replay import replay_steps
 
+#: the fields of an instance (instance.schema.json): prose (name, format, version), the
+#: matrices, and the time setting and variant, which the lemmas must match
+_INSTANCE_KEYS = {"format", "version", "name", "V", "Q", "K", "X0", "time", "variant"}
+
 __all__ = ["ArithmeticUnfit", "CheckFailure", "LEMMAS", "Malformed", "Report", "check_certificate", "check_file", "digest"]
 
 
@@ -424,8 +428,10 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
         V, Q, K, X0 = (_matrix(inst, k) for k in ("V", "Q", "K", "X0"))
         audit = obj.get("audit")
         if audit is not None:
-            rinst = audit["record"]["instance"]
-            if [_matrix(rinst, k) for k in ("V", "Q", "K", "X0")] != [V, Q, K, X0]:
+            rinst = closed(audit["record"]["instance"], _INSTANCE_KEYS,
+                           "audit.record.instance")
+            if [_matrix(rinst, k) for k in ("V", "Q", "K", "X0")] != [V, Q, K, X0] or any(
+                    rinst.get(k) != inst.get(k) for k in ("time", "variant")):
                 raise CheckFailure("audit.record.instance", "the certificate's instance",
                                    "another instance")
         d = len(V)
@@ -453,7 +459,8 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
         return Report(False, f"arithmetic: Expected enclosures the checker can evaluate. "
                       f"Got {exc}.", ctx.steps_checked if ctx else 0,
                       time.perf_counter() - t_start)
-    except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError,
+            AttributeError) as exc:
         raise Malformed(f"certificate field missing or of the wrong type: {exc!r}") from None
     return Report(True, msg, ctx.steps_checked, time.perf_counter() - t_start)
 

@@ -129,6 +129,10 @@ MAX_EXPONENT = 100_000
 _EXPONENT = re.compile(r"\s*[+-]?(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)[eE]([+-]?\d[\d_]*)\s*")
 
 
+_SIX_DIGIT_EXPONENT = re.compile(r"[eE][+-]?[\d_]{6}")
+assert MAX_EXPONENT >= 99_999  # the fast path of _number_sizes_check relies on it
+
+
 def _too_large(x: str) -> bool:
     if "e" not in x and "E" not in x:
         return False
@@ -141,6 +145,15 @@ def _number_sizes_check(obj: Any, where: str = "") -> None:
     """Malformed if any string carries a decimal exponent beyond ±MAX_EXPONENT (walked
     before anything is parsed; strings without 'e'/'E' cost one test each; the path of an
     offending string is found by a second walk)."""
+    # Fast path: an offending string has an exponent of at least 6 digits or underscores
+    # (5 digits are at most 99,999 < MAX_EXPONENT), so a document in which no 'e'/'E' is
+    # followed by 6 of them has none; JSON escapes leave such runs unchanged.
+    try:
+        text = json.dumps(obj, ensure_ascii=False, check_circular=False)
+    except (TypeError, ValueError):
+        text = None
+    if text is not None and not _SIX_DIGIT_EXPONENT.search(text):
+        return
     stack = [obj]
     while stack:
         x = stack.pop()

@@ -158,6 +158,40 @@ def cases(certs: dict[str, dict], every: bool = False) -> list[tuple[str, tuple]
     return out
 
 
+#: the key a structural edit adds to an object: no certificate kind declares it
+UNKNOWN = "zz_unknown_claim"
+
+
+def objects(certs: dict[str, dict], sections: tuple[str, ...]) -> list[tuple[str, tuple]]:
+    """Structural tamper cases: the first object of each path pattern per lemma and verdict
+    inside ``sections`` (the claims), for :func:`structural_edits`."""
+    out, seen = [], set()
+    for name, cert in certs.items():
+        kind = ((cert.get("tail_lemma") or {}).get("lemma", "").split(" ")[0], cert["verdict"],
+                cert.get("audit") is not None)
+        for p in _objects(cert):
+            if p and p[0] in sections and not is_informational(p) \
+                    and (kind, pattern(p)) not in seen:
+                seen.add((kind, pattern(p)))
+                out.append((name, p))
+    return out
+
+
+def _objects(obj: Any, path: tuple = ()) -> Iterator[tuple]:
+    if isinstance(obj, dict):
+        yield path
+        for k, v in obj.items():
+            yield from _objects(v, path + (k,))
+    elif isinstance(obj, list) and obj:
+        yield from _objects(obj[0], path + (0,))
+
+
+def structural_edits(value: dict) -> list[Any]:
+    """An object with a key no certificate declares, the object replaced by a string, and
+    by an empty object: a claim the checker cannot read is an error, never ignored."""
+    return [dict(value, **{UNKNOWN: "1"}), "x", {}]
+
+
 def leaves(obj: Any, path: tuple = ()) -> Iterator[tuple]:
     """Leaf paths (an interval [lo, hi] of numbers is one leaf); long arrays sampled."""
     if path and path[0] == "digest" or path in (("format",), ("version",)):

@@ -28,6 +28,9 @@ _QUADRATURE = ("audit_remark_7_9_eps_1_10", "audit_theorem_2_1_middle_token")
 CASES = [(n, p) for n, p in tamper.cases({n: load(n) for n in names()}, every=EVERY)
          if p[0] in CLAIMS and (EVERY or n not in _QUADRATURE or p[0] == "tail_lemma")]
 IDS = [f"{n}:{tamper.pattern(p)}:{p}" for n, p in CASES]
+OBJECTS = tamper.objects({n: load(n) for n in names()}, CLAIMS)
+OBJECTS = [(n, p) for n, p in OBJECTS if n not in _QUADRATURE or p[:1] == ("tail_lemma",)]
+OBJECT_IDS = [f"structure:{n}:{tamper.pattern(p)}:{p}" for n, p in OBJECTS]
 #: every edit's full outcome (the checker's "At FIELD: Expected … Got …" line, or VALID),
 #: as the checker printed it when the file was written: the lines are the checker's output
 #: to its users, so a change in any of them is a change to review (and the mutation run's
@@ -59,10 +62,31 @@ def _outcome(cert: dict, path: tuple, new) -> str:
             return str(exc)
         except Malformed as exc:
             return f"malformed: {exc}"
+        except Exception as exc:  # a crash on a malformed claim: recorded, then failed
+            return f"CRASH {type(exc).__name__}: {exc}"
 
 
 def _outcomes(cert: dict, path: tuple) -> list[str]:
     return [_outcome(cert, path, new) for new in tamper.edits_at(path, tamper.get(cert, path))]
+
+
+def _structural_outcomes(cert: dict, path: tuple) -> list[str]:
+    value = tamper.get(cert, path)
+    return [_outcome(cert, path, new) if path else "top level: not edited"
+            for new in tamper.structural_edits(value)]
+
+
+@pytest.mark.parametrize("name,path", OBJECTS, ids=OBJECT_IDS)
+def test_structure_edit_rejected(certs, messages, name, path):
+    """An unknown key in any claim object, or the object replaced by a string, is
+    rejected (malformed, or a failure naming the object); the outcomes are the stored ones."""
+    outs = _structural_outcomes(certs[name], path)
+    key = f"structure:{name}:{tamper.pattern(path)}:{path}"
+    assert outs == messages.get(key), f"{key}: stored {messages.get(key)}, now {outs}"
+    unknown, string = outs[0], outs[1]
+    for out in (unknown, string):
+        assert not out.startswith("VALID"), (path, outs)
+        assert out.startswith("malformed") or "Expected" in out, (path, outs)
 
 
 @pytest.mark.parametrize("name,path", CASES, ids=IDS)
@@ -95,6 +119,7 @@ if __name__ == "__main__":
                  "(without CERTIFIED_TAMPER_ALL)")
     certs = {n: load(n) for n in names()}
     table = {key: _outcomes(certs[n], p) for key, (n, p) in zip(IDS, CASES)}
+    table |= {key: _structural_outcomes(certs[n], p) for key, (n, p) in zip(OBJECT_IDS, OBJECTS)}
     MESSAGES.write_bytes(gzip.compress(json.dumps(table, sort_keys=True, indent=0).encode(),
                                        mtime=0))
     print(f"{len(table)} cases written to {MESSAGES}")
