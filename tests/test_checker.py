@@ -546,7 +546,7 @@ def test_audit_changed_instance_or_u0_rejected(audit_certs):
 
 
 def test_energy_lemma_certificate_checks_and_overstated_bound_rejected():
-    v = certify(Instance.load("examples/thm8_5_contracting.json"), "8.5", digits=8,
+    v = certify(Instance.load("examples/thm8_5_contracting.json"), "3.1", digits=8,
                 t_max=F(1, 2), max_seconds=None)
     c = json.loads(json.dumps(to_certificate(v)))
     assert c["tail_lemma"]["lemma"].startswith("T6") and c["integration"]["variable"] == "x"

@@ -21,8 +21,10 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from .audits import check_stationary, check_symmetric, judge_claims, rank
-from .balls import BallError, const, scaled
+from .balls import BallError, scaled
 from .dynamics import Field
+from .energy import (check_t6_at_T, check_t6_data, check_t6_limit, check_t9_data,
+                     check_t9_limit)
 from .errors import CheckFailure, Malformed
 from .hypotheses import decide, is_positive_definite
 from .lemmas import (_contains, _q, check_centre_flags, check_enclosure_at_T,
@@ -150,21 +152,43 @@ def _t6_prepare(ctx: _Ctx) -> dict:
     if not is_positive_definite(ctx.B):  # the derivative formula of T6 needs B = Bᵀ ≻ 0
         raise CheckFailure("tail_lemma", "Lemma T6's hypothesis QᵀK symmetric positive "
                            "definite (exact)", "another QᵀK")
-    _check_t6_limit(ctx.obj, ctx.lemma)
-    integ = ctx.integ
-    _check_t6_data(ctx.lemma, ctx.lam, Fraction((integ.get("replay") or {}).get("t_end", "-1")),
-                   integ.get("variable", "z"))
+    check_t6_limit(ctx.obj, ctx.lemma)
+    _t6_data(ctx)
     return {"T": Fraction(ctx.lemma["T"])}
 
 
+def _t6_data(ctx: _Ctx) -> None:
+    integ = ctx.integ
+    check_t6_data(ctx.lemma, ctx.lam, Fraction((integ.get("replay") or {}).get("t_end", "-1")),
+                  integ.get("variable", "z"))
+
+
 def _t6_at_T(ctx: _Ctx, parsed: dict, S: Any) -> None:
-    _check_t6(ctx.lemma, ctx.lam, ctx.B, ctx.n, S, Fraction(ctx.integ["replay"]["t_end"]),
-              ctx.integ.get("variable", "z"))
+    check_t6_at_T(ctx.lemma, ctx.lam, ctx.B, ctx.n, S, Fraction(ctx.integ["replay"]["t_end"]),
+                  ctx.integ.get("variable", "z"))
 
 
 def _t6_finish(ctx: _Ctx, parsed: dict) -> str:
     ctx.judge()
     return _replayed(ctx, "; Lemma T6 bound re-checked")
+
+
+# -- Lemma T9 (Theorem 8.5 at t = ∞: T6's data and the energy decay, in x) ---------------------
+
+def _t9_prepare(ctx: _Ctx) -> dict:
+    if not is_positive_definite(ctx.B):  # T9's derivative formula needs B = Bᵀ ≻ 0
+        raise CheckFailure("tail_lemma", "Lemma T9's hypothesis QᵀK symmetric positive "
+                           "definite (exact)", "another QᵀK")
+    _t6_data(ctx)
+    t9 = check_t9_data(ctx.lemma, ctx.n, ctx.d)
+    check_t9_limit(ctx.obj, ctx.lemma, t9["c"], ctx.n, ctx.d)
+    return dict(t9, T=Fraction(ctx.lemma["T"]))
+
+
+def _t9_finish(ctx: _Ctx, parsed: dict) -> str:
+    n = ctx.n
+    ctx.judge({"clusters": 1, "P_star": [[Fraction(1, n)] * n for _ in range(n)]})
+    return _replayed(ctx, "; Lemma T9 re-checked")
 
 
 # -- Lemma T7 (Theorem 4.2's coordinate, V ≠ λI, in x) ----------------------------------------
@@ -236,6 +260,10 @@ LEMMAS: dict[str | None, _Rule] = {
     "T6": _Rule("T6 (energy bound, V = −μI, B symmetric positive definite)",
                 frozenset({"lemma", "T", "mu", "q_at_T_upper", "log_n_upper", "sup_q_upper"}),
                 "x", True, _t6_prepare, _t6_at_T, _t6_finish),
+    "T9": _Rule("T9 (energy decay, V = −μI, B symmetric positive definite)",
+                frozenset({"lemma", "T", "mu", "q_at_T_upper", "log_n_upper", "sup_q_upper",
+                           "E_T_upper", "rank_bound", "kappa_lower", "c_lower"}),
+                "x", True, _t9_prepare, _t6_at_T, _t9_finish),
     "T7": _Rule("T7 (projected groups, simple dominant eigenvalue)",
                 frozenset({"lemma", "T", "lambda1", "psi_row", "psi", "norm_S", "nu", "c1",
                            "c2", "Y", "Omega", "D", "beta_lower", "groups", "m", "delta",
@@ -319,7 +347,8 @@ def _check_replayed(ctx: _Ctx, code: str | None) -> str:
     then every step in the checker's own arithmetic, the lemma's boxes at T last."""
     _continuous(ctx)
     if code not in LEMMAS:
-        raise CheckFailure("tail_lemma.lemma", "T4, T6, T7 or T8", repr(ctx.lemma.get("lemma")))
+        raise CheckFailure("tail_lemma.lemma", "T4, T6, T7, T8 or T9",
+                           repr(ctx.lemma.get("lemma")))
     rule = LEMMAS[code]
     if rule.title is not None:
         if ctx.lemma.get("lemma") != rule.title:
@@ -545,70 +574,6 @@ def _check_t7_verdict(obj: dict, pb: dict) -> None:
                 ps = (lo * a, lo * b, hi * a, hi * b)
                 _contains(cl["center"][c], (min(ps), max(ps)), f"{where}.center[{c}]")
             check_centre_flags(cl, where)
-
-
-#: Lemma T6's statement (compared verbatim) and the key of its bound in ``limit.proved``.
-T6_STATEMENT = "x_i(t)^T B x_i(t) <= log n + (q_i(T) - log n)^+ e^{-2 mu (t - T)}"
-T6_BOUND = "sup_{t>=T} max_i x_i^T B x_i <="
-
-
-def _check_t6_limit(obj: dict, lemma: dict) -> None:
-    """Lemma T6 proves no limit: the verdict is undecided and ``limit.proved`` restates
-    the lemma: its bound must be at least the stored sup bound (checked at T against the
-    replay) and its T the lemma's."""
-    if obj["verdict"] != "undecided":
-        raise CheckFailure("verdict", "'undecided' (no lemma proves a limit here)",
-                           repr(obj["verdict"]))
-    if obj.get("evidence") is not None:
-        raise CheckFailure("evidence", "null", repr(obj["evidence"])[:60])
-    lim = closed(obj.get("limit") or {}, {"proved"}, "limit")
-    if "proved" not in lim:
-        return
-    pr = closed(lim["proved"], {T6_BOUND, "for t >= T", "T"}, "limit.proved")
-    if pr.get("for t >= T") != T6_STATEMENT:
-        raise CheckFailure("limit.proved.for t >= T", repr(T6_STATEMENT),
-                           repr(pr.get("for t >= T")))
-    if Fraction(str(pr.get("T"))) != Fraction(lemma["T"]):
-        raise CheckFailure("limit.proved.T", str(lemma["T"]), repr(pr.get("T")))
-    if Fraction(str(pr.get(T6_BOUND))) < Fraction(lemma["sup_q_upper"]):
-        raise CheckFailure(f"limit.proved.{T6_BOUND}", f">= {lemma['sup_q_upper']} "
-                           "(tail_lemma.sup_q_upper, checked against the replay)",
-                           repr(pr.get(T6_BOUND)))
-
-
-def _check_t6_data(lemma: dict, lam: Fraction, t_end: Fraction, variable: str) -> None:
-    """Lemma T6's data that need no replay: V = −μI in x at T = t_end, exp(L) ≥ n for the
-    stored L ≥ log n, sup bound ≥ max of the stored q_i(T) and L (Lemma C7)."""
-    if variable != "x" or lam >= 0 or -lam != Fraction(lemma["mu"]) or \
-            Fraction(lemma["T"]) != t_end:
-        raise CheckFailure("tail_lemma", f"T6 data for V = −μI in x at T = {t_end}",
-                           f"mu = {lemma.get('mu')}, T = {lemma.get('T')}")
-    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
-    L = Fraction(lemma["log_n_upper"])
-    n = len(qs)
-    if const(L).exp().lo_q() < n:
-        raise CheckFailure("tail_lemma.log_n_upper", f"L with e^L >= {n}", str(L))
-    if Fraction(lemma["sup_q_upper"]) < max(max(qs), L):
-        raise CheckFailure("tail_lemma.sup_q_upper", f">= {float(max(max(qs), L))!r} "
-                           "(max of q_at_T_upper and log_n_upper)", str(lemma["sup_q_upper"]))
-
-
-def _check_t6(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int, S: Any,
-              t_end: Fraction, variable: str) -> None:
-    """Lemma T6's inputs at T: q_i(T) = x_iᵀBx_i ≤ stored bound on the replayed box."""
-    d = len(B)
-    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
-    if len(qs) != n:
-        raise CheckFailure("tail_lemma.q_at_T_upper", f"{n} bounds", str(len(qs)))
-    box = S.box().reshape(n, d)
-    Bb = [[const(x) for x in row] for row in B]
-    for i in range(n):
-        val = sum((box[i, a] * Bb[a][b] * box[i, b] for a in range(d) for b in range(d)),
-                  const(0))
-        if val.hi_q() > qs[i]:
-            raise CheckFailure(f"tail_lemma.q_at_T_upper[{i}]",
-                               f">= {float(val.hi_q())!r} (x_iᵀBx_i on the replayed box)",
-                               str(lemma["q_at_T_upper"][i]))
 
 
 def _check_exact_audit(obj: dict, lemma: dict, kind: str, V: list, B: list, X0: list

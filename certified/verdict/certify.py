@@ -12,7 +12,8 @@ theorem's hypotheses hold; ``hypotheses_hold`` (decided exactly by
 Which lemma applies (``proofs_notes/tail.md``):
 
 * V = λI with λ > 0, continuous time — Lemma T4 (leader–follower), any B;
-* V = −μI with μ > 0 and B symmetric positive definite — Lemma T6 (energy bound);
+* V = −μI with μ > 0 and B symmetric positive definite — Lemma T6 (energy bound), and
+  for Theorem 8.5 Lemma T9 (energy decay: x_i → 0, P → ones/n, with a rate);
 * anything else — no tail lemma is implemented yet; the verdict is ``undecided`` and
   says so."""
 
@@ -46,6 +47,8 @@ from certified.tail.boxes import checkable_box, round_box
 from certified.tail.g1_hull import excludes_origin, exposing_functional
 from certified.tail.t4_leader_follower import LeaderFollowerBound, try_leader_follower
 from certified.tail.t6_energy import NormBound, norm_bound_contracting
+from certified.tail.t9_energy_decay import RATE_STATEMENT as T9_STATEMENT
+from certified.tail.t9_energy_decay import EnergyDecay, energy_decay
 from certified.tail.t7_projected import (
     ProjectedBound,
     dominant_interval,
@@ -78,7 +81,7 @@ class Verification:
         for information, whenever a tail lemma held).
     evidence : dict or None
         For ``refuted``: the proved fact that contradicts the conclusion.
-    tail : LeaderFollowerBound or NormBound or None
+    tail : LeaderFollowerBound or NormBound or EnergyDecay or ProjectedBound or None
         The verified tail lemma, if any.
     trajectory : Trajectory or None
         The validated run that produced the enclosure at T.
@@ -93,7 +96,7 @@ class Verification:
     backend: str
     limit: dict | None = None
     evidence: dict | None = None
-    tail: LeaderFollowerBound | NormBound | ProjectedBound | None = None
+    tail: LeaderFollowerBound | NormBound | EnergyDecay | ProjectedBound | None = None
     trajectory: Trajectory | None = None
     timescale: dict | None = None
     attempts: list[str] = dc_field(default_factory=list)
@@ -502,9 +505,26 @@ def _run_energy(out: Verification, job: _Job, mu: Fraction) -> None:
               "T": str(T)}
     out.limit = {"proved": proved}
     if out.theorem == "8.5":
-        out.reason = ("Lemma T6 proves the bound on sup_{t ≥ T} ‖x_i(t)‖_B and exponential "
-                      "entry into the ball of radius √(log n); no lemma proves ‖x_i‖ → 0, so "
-                      "the t = ∞ statement stays undecided")
+        # Lemma T9 on T6's bounds: x_i → 0 and P → ones/n, with E(t) ≤ E_T/(1 + c(t − T))
+        n, d = len(inst.X0), len(inst.V)
+        with bk.workprec(prec.lemma_bits):
+            ed = energy_decay(bk, nb, n, d, digits)
+        if ed.c <= 0:
+            out.reason = ("Lemma T9's rate constant c rounds to 0 at these digits: the t = ∞ "
+                          "statement stays undecided (ask for more digits)")
+            return
+        out.tail = ed
+        out.verdict = Verdict.CERTIFIED
+        out.limit = {
+            "proved": proved,
+            "clusters": [{"members": list(range(n)), "center": [["0", "0"]] * d}],
+            "attention_limit": [[f"1/{n}" if n > 1 else "1"] * n for _ in range(n)],
+            "attention_rank": 1,
+            "rate": {"statement": T9_STATEMENT, "c_lower_bound": fraction_to_str(ed.c)},
+        }
+        out.reason = (f"Lemma T9 holds at T = {T}: Σ_i x_iᵀBx_i ≤ E_T/(1 + c(t − T)) with "
+                      f"E_T = {float(ed.E_T):.6g}, c = {float(ed.c):.6g}, so every x_i → 0 and "
+                      "P → (1/n)·ones")
     else:
         out.reason = ("V = −μI: only Lemma T6 (a norm bound) applies; the conclusion of "
                       f"Theorem {out.theorem} about t → ∞ is not proved")

@@ -26,12 +26,14 @@ ROOT = Path(__file__).resolve().parents[2]
 _LINE = dict(V=[[1]], Q=[[1]], K=[[1]], X0=[[-2], [1], [2]])
 
 #: name: (instance file or Instance.create arguments, theorem, t_max) — one certificate of
-#: each kind: Lemma T4 certified (2.1, 4.2) and refuted (8.5; 2.1 is the d = 2 audit), T6, T7, T8.
+#: each kind: Lemma T4 certified (2.1, 4.2) and refuted (8.5; 2.1 is the d = 2 audit), T6
+#: (for 3.1: T6 bounds, proves no limit), T7, T8, T9.
 CASES = {
     "t4_21": (_LINE, "2.1", 8),
     "t4_42": (_LINE, "4.2", 8),
     "t4_85_ref": (_LINE, "8.5", 8),
-    "t6_small": ("examples/thm8_5_contracting.json", "8.5", 2),
+    "t6_small": ("examples/thm8_5_contracting.json", "3.1", 2),
+    "t9_85": ("examples/thm8_5_contracting.json", "8.5", 1),
     "t7_52": ("examples/thm5_2_one_dimensional_F.json", "5.2", 8),
     "t8_52": ("examples/thm5_2_two_clusters_in_F.json", "5.2", 8),
 }

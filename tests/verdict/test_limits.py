@@ -233,9 +233,10 @@ def test_unsupported_spectrum_and_discrete_time_are_undecided():
 
 def test_energy_bound_holds_along_an_independent_run():
     inst = Instance.load(EX / "thm8_5_contracting.json")
-    v = certify(inst, "8.5", digits=20, t_max=1, max_seconds=None)
-    assert v.verdict == "undecided"  # → 0 is not proved; the bound is
+    v = certify(inst, "3.1", digits=20, t_max=1, max_seconds=None)
+    assert v.verdict == "undecided"  # Theorem 3.1's limit in z: only T6's bound applies
     nb = v.tail
+    assert nb.lemma == "T6"
     T = float(nb.T)
     assert T == 1
     n = inst.n

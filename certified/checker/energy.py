@@ -1,0 +1,153 @@
+"""Re-checking the energy lemmas for V = −μI, B symmetric positive definite (in x):
+Lemma T6 (the bound on every q_i = x_iᵀBx_i, Lemma C7) and Lemma T9 (energy decay:
+Theorem 8.5 at t = ∞, Lemma C18 of ``proofs_notes/checker.md``).
+
+T9's certificate carries T6's fields (its E_T is the sum of T6's q_i(T) bounds, checked
+against the replayed set at T by :func:`check_t6_at_T`) and four more: ``E_T_upper``,
+``rank_bound``, ``kappa_lower`` and ``c_lower``, each re-derived here in exact rationals or
+outward-rounded balls.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .balls import const
+from .errors import CheckFailure
+from .lemmas import closed
+
+__all__ = ["T6_BOUND", "T6_STATEMENT", "T9_STATEMENT", "check_t6_at_T", "check_t6_data",
+           "check_t6_limit", "check_t9_data", "check_t9_limit"]
+
+#: Lemma T6's statement (compared verbatim) and the key of its bound in ``limit.proved``.
+T6_STATEMENT = "x_i(t)^T B x_i(t) <= log n + (q_i(T) - log n)^+ e^{-2 mu (t - T)}"
+T6_BOUND = "sup_{t>=T} max_i x_i^T B x_i <="
+
+
+def check_t6_limit(obj: dict, lemma: dict) -> None:
+    """Lemma T6 proves no limit: the verdict is undecided and ``limit.proved`` restates
+    the lemma (:func:`_check_proved`)."""
+    if obj["verdict"] != "undecided":
+        raise CheckFailure("verdict", "'undecided' (no lemma proves a limit here)",
+                           repr(obj["verdict"]))
+    if obj.get("evidence") is not None:
+        raise CheckFailure("evidence", "null", repr(obj["evidence"])[:60])
+    _check_proved(closed(obj.get("limit") or {}, {"proved"}, "limit"), lemma)
+
+
+def _check_proved(lim: dict, lemma: dict) -> None:
+    """``limit.proved`` restates Lemma T6: its bound is at least the stored sup bound
+    (checked at T against the replay) and its T is the lemma's."""
+    if "proved" not in lim:
+        return
+    pr = closed(lim["proved"], {T6_BOUND, "for t >= T", "T"}, "limit.proved")
+    if pr.get("for t >= T") != T6_STATEMENT:
+        raise CheckFailure("limit.proved.for t >= T", repr(T6_STATEMENT),
+                           repr(pr.get("for t >= T")))
+    if Fraction(str(pr.get("T"))) != Fraction(lemma["T"]):
+        raise CheckFailure("limit.proved.T", str(lemma["T"]), repr(pr.get("T")))
+    if Fraction(str(pr.get(T6_BOUND))) < Fraction(lemma["sup_q_upper"]):
+        raise CheckFailure(f"limit.proved.{T6_BOUND}", f">= {lemma['sup_q_upper']} "
+                           "(tail_lemma.sup_q_upper, checked against the replay)",
+                           repr(pr.get(T6_BOUND)))
+
+
+def check_t6_data(lemma: dict, lam: Fraction, t_end: Fraction, variable: str) -> None:
+    """Lemma T6's data that need no replay: V = −μI in x at T = t_end, exp(L) ≥ n for the
+    stored L ≥ log n, sup bound ≥ max of the stored q_i(T) and L (Lemma C7)."""
+    if variable != "x" or lam >= 0 or -lam != Fraction(lemma["mu"]) or \
+            Fraction(lemma["T"]) != t_end:
+        raise CheckFailure("tail_lemma", f"T6 data for V = −μI in x at T = {t_end}",
+                           f"mu = {lemma.get('mu')}, T = {lemma.get('T')}")
+    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
+    L = Fraction(lemma["log_n_upper"])
+    n = len(qs)
+    if const(L).exp().lo_q() < n:
+        raise CheckFailure("tail_lemma.log_n_upper", f"L with e^L >= {n}", str(L))
+    if Fraction(lemma["sup_q_upper"]) < max(max(qs), L):
+        raise CheckFailure("tail_lemma.sup_q_upper", f">= {float(max(max(qs), L))!r} "
+                           "(max of q_at_T_upper and log_n_upper)", str(lemma["sup_q_upper"]))
+
+
+def check_t6_at_T(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int, S: Any,
+              t_end: Fraction, variable: str) -> None:
+    """Lemma T6's inputs at T: q_i(T) = x_iᵀBx_i ≤ stored bound on the replayed box."""
+    d = len(B)
+    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
+    if len(qs) != n:
+        raise CheckFailure("tail_lemma.q_at_T_upper", f"{n} bounds", str(len(qs)))
+    box = S.box().reshape(n, d)
+    Bb = [[const(x) for x in row] for row in B]
+    for i in range(n):
+        val = sum((box[i, a] * Bb[a][b] * box[i, b] for a in range(d) for b in range(d)),
+                  const(0))
+        if val.hi_q() > qs[i]:
+            raise CheckFailure(f"tail_lemma.q_at_T_upper[{i}]",
+                               f">= {float(val.hi_q())!r} (x_iᵀBx_i on the replayed box)",
+                               str(lemma["q_at_T_upper"][i]))
+
+
+#: Lemma T9's statement (the checker's own copy, compared verbatim: it proves this one).
+T9_STATEMENT = ("for t >= T: sum_i x_i^T B x_i <= E_T / (1 + c (t - T)) and "
+                "|P_ij(t) - 1/n| <= (exp(2 sum_i x_i^T B x_i) - 1)/n")
+
+
+def check_t9_data(lemma: dict, n: int, d: int) -> dict:
+    """Lemma T9's constants from T6's (already checked) data: E_T ≥ Σ q_i(T) bounds,
+    r = max(1, min(d, n − 1)), 0 < κ ≤ e^{−2E_T} (the ball's lower end), and
+    0 < c ≤ μ·min(1, κE_T/(nr)) in exact rationals. Returns c and E_T."""
+    E = Fraction(lemma["E_T_upper"])
+    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
+    if E < sum(qs, Fraction(0)):
+        raise CheckFailure("tail_lemma.E_T_upper", f">= {float(sum(qs))!r} (the sum of "
+                           "q_at_T_upper)", str(lemma["E_T_upper"]))
+    r = max(1, min(d, n - 1))
+    if type(lemma["rank_bound"]) is not int or lemma["rank_bound"] != r:
+        raise CheckFailure("tail_lemma.rank_bound", f"{r} (max(1, min(d, n - 1)))",
+                           repr(lemma["rank_bound"]))
+    kappa = Fraction(lemma["kappa_lower"])
+    if not 0 < kappa <= const(-2 * E).exp().lo_q():
+        raise CheckFailure("tail_lemma.kappa_lower", "0 < kappa <= exp(-2 E_T_upper) = "
+                           f"{float(const(-2 * E).exp().lo_q())!r}", str(lemma["kappa_lower"]))
+    mu, c = Fraction(lemma["mu"]), Fraction(lemma["c_lower"])
+    bound = mu * min(Fraction(1), kappa * E / (n * r))
+    if not 0 < c <= bound:
+        raise CheckFailure("tail_lemma.c_lower", f"0 < c <= mu·min(1, kappa·E_T/(n·r)) = "
+                           f"{float(bound)!r}", str(lemma["c_lower"]))
+    return {"c": c, "E_T": E}
+
+
+def check_t9_limit(obj: dict, lemma: dict, c: Fraction, n: int, d: int) -> None:
+    """Theorem 8.5 certified by Lemma T9: one cluster at the origin with every token,
+    P* = (1/n)·ones of rank 1, the rate statement verbatim with a constant ≤ the checked c,
+    and T6's bound restated (:func:`check_t6_limit`'s rules)."""
+    if obj["theorem"] != "8.5" or obj["verdict"] != "certified":
+        raise CheckFailure("verdict", "'certified' for Theorem 8.5 (what Lemma T9 proves)",
+                           f"{obj['verdict']!r} for Theorem {obj['theorem']}")
+    if obj.get("evidence") is not None:
+        raise CheckFailure("evidence", "null", repr(obj["evidence"])[:60])
+    lim = closed(obj.get("limit") or {}, {"proved", "clusters", "attention_limit",
+                                          "attention_rank", "rate"}, "limit")
+    _check_proved(lim, lemma)
+    want = [{"members": list(range(n)), "center": [["0", "0"]] * d}]
+    if "clusters" in lim and lim["clusters"] != want:
+        raise CheckFailure("limit.clusters", f"{want} (every token tends to the origin)",
+                           repr(lim["clusters"])[:80])
+    if "attention_limit" in lim:
+        P = lim["attention_limit"]
+        if not (isinstance(P, list) and len(P) == n and all(
+                isinstance(row, list) and len(row) == n and
+                all(isinstance(x, str) and Fraction(x) == Fraction(1, n) for x in row)
+                for row in P)):
+            raise CheckFailure("limit.attention_limit", f"every entry 1/{n}", repr(P)[:80])
+    if "attention_rank" in lim and lim["attention_rank"] != 1:
+        raise CheckFailure("limit.attention_rank", "1", repr(lim["attention_rank"]))
+    if "rate" in lim:
+        rate = closed(lim["rate"], {"statement", "c_lower_bound"}, "limit.rate")
+        if rate.get("statement") != T9_STATEMENT:
+            raise CheckFailure("limit.rate.statement", repr(T9_STATEMENT),
+                               repr(rate.get("statement")))
+        if Fraction(str(rate.get("c_lower_bound"))) > c:
+            raise CheckFailure("limit.rate.c_lower_bound", f"<= {c} (tail_lemma.c_lower, "
+                               "checked)", repr(rate.get("c_lower_bound")))
