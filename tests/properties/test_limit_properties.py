@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from fractions import Fraction
 from pathlib import Path
@@ -29,7 +30,8 @@ from certified.verdict.certify import certify
 
 #: Deterministic budget per theorem: the latest time at which a tail lemma is tried.
 #: Lemmas T7/T8 integrate in x (slower steps), hence their shorter horizons.
-T_MAX = {"2.1": 2, "3.1": 2, "4.2": Fraction(1, 2), "5.2": Fraction(1, 2), "5.2-split": 1}
+T_MAX = {"2.1": 2, "3.1": 2, "4.2": Fraction(1, 2), "5.2": Fraction(1, 2), "5.2-split": 1,
+         "8.5": Fraction(1, 2)}
 #: Each property test must decide (certify or refute) at least this share of its examples.
 MIN_DECIDED = Fraction(1, 2)
 EXAMPLES = max(3, settings.default.max_examples // 13)  # ci: 3; thorough: 76
@@ -68,6 +70,8 @@ def check(inst: Instance, theorem: str, v, in_given: bool = True) -> None:
 
 def limit_form(inst: Instance, theorem: str, tail) -> list[str]:
     """The geometric statement of the theorem, checked on the certified limit data."""
+    if tail.lemma == "T9":  # Theorem 8.5: E(t) ≤ E_T/(1 + c(t − T)) → 0 needs c > 0
+        return energy_form(inst, tail)
     if hasattr(tail, "groups"):  # Lemma T7 (V ≠ λI): Theorem 4.2's coordinate
         return projected_form(inst, tail)
     if hasattr(tail, "split"):  # Lemma T8: Theorem 5.2 in the F-coordinates of a basis
@@ -93,6 +97,24 @@ def limit_form(inst: Instance, theorem: str, tail) -> list[str]:
             for j in leaders:
                 if j != k and _lower_form(centers[k], B, centers[k], centers[j]) <= 0:
                     out.append(f"limit of leader {k} not proved exposed against {j}")
+    return out
+
+
+def energy_form(inst: Instance, tail) -> list[str]:
+    """Theorem 8.5 via Lemma T9: E_T bounds E(T) from above (the sum of the tokens' B-norms
+    at T, each checked by T6 on the enclosure), c > 0, and the rate c is at most what the
+    lemma's formula gives with the stored κ (recomputed here from the instance)."""
+    out = []
+    n, d = inst.n, inst.d
+    E = sum(tail.energy.q_at_T, Fraction(0))
+    if tail.E_T < E:
+        out.append(f"E_T = {tail.E_T} is below the sum of the q_i(T) bounds {E}")
+    r = max(1, min(d, n - 1))
+    mu = -inst.V[0][0]
+    if not 0 < tail.c <= mu * min(Fraction(1), tail.kappa * tail.E_T / (n * r)):
+        out.append(f"rate constant c = {tail.c} not in (0, μ·min(1, κE_T/(nr))]")
+    if not 0 < tail.kappa or float(tail.kappa) > math.exp(-2 * float(tail.E_T)) * (1 + 1e-9):
+        out.append(f"κ = {tail.kappa} is not a lower bound of exp(-2 E_T)")
     return out
 
 
@@ -177,6 +199,7 @@ CASES = {
     "4.2": ("4.2", inside("4.2", n=(2, 3), d=2, max_abs=2)),
     "5.2": ("5.2", inside("5.2", n=(2, 3), d=2, max_abs=2)),
     "5.2-split": ("5.2", inside("5.2", n=(2, 3), kind="split", max_abs=2)),
+    "8.5": ("8.5", inside("8.5", n=(2, 3), d=2, max_abs=2)),
 }
 
 
