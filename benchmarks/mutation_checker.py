@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES = ["lemmas", "projected", "paranormal", "replay"]
 #: the fast claim checks (no replay; the S1/S2 audits, 3 s each of quadrature, left out:
 #: audits.py is not mutated) and the issue-25 edits
-TESTS = ["tests/checker/test_issue_edits.py", "tests/checker/test_claims_fast.py"]
+TESTS = ["tests/checker/test_readers.py", "tests/checker/test_issue_edits.py",
+         "tests/checker/test_claims_fast.py"]
 SELECT = ["-k", "not remark_7_9 and not middle_token"]
 #: The functions mutated by default (mutmut names): every function of lemmas.py,
 #: projected.py and paranormal.py that checks a claim or a verdict, and replay.py's

@@ -172,3 +172,32 @@ def test_centres_tight_are_accepted_and_a_hair_less_rejected(certs, name, kind, 
                     with pytest.raises(CheckFailure) as exc:
                         _check_claims_only(t)
                 assert exc.value.where == f"limit.clusters[{idx}].{key}[{c}]", str(exc.value)
+
+
+@pytest.mark.parametrize("name,other,verdict", [("t4_21", "evidence", "certified"),
+                                                ("t4_42", "evidence", "certified"),
+                                                ("t4_85_ref", "limit", "refuted")])
+def test_the_other_object_must_be_null(certs, name, other, verdict):
+    """A certified certificate carries no evidence, a refuted one no limit: even an empty
+    object there is rejected, word for word."""
+    c = tamper.tampered(certs[name], (other,), {})  # the key is absent: a copy
+    with pytest.raises(CheckFailure) as exc:
+        _check_claims_only(c)
+    assert str(exc.value) == f"{other}: Expected null (the verdict is {verdict!r}). Got {{}}."
+
+
+def test_t8_limit_prose_must_be_text_and_clusters_present(certs):
+    cert = certs["t8_52"]
+    for key in ("F", "not_proved"):
+        with tamper.edited(cert, ("limit", key), 1) as c:
+            with pytest.raises(CheckFailure) as exc:
+                _check_claims_only(c)
+        assert str(exc.value) == f"limit.{key}: Expected a string. Got another type."
+    clusters = cert["limit"].pop("clusters")
+    try:
+        with tamper.edited(cert, ("limit", "F"), cert["limit"]["F"]) as c:
+            with pytest.raises(CheckFailure) as exc:
+                _check_claims_only(c)
+    finally:
+        cert["limit"]["clusters"] = clusters
+    assert str(exc.value) == "limit.clusters: Expected a list of clusters. Got None."

@@ -1,0 +1,93 @@
+"""The checker's small decision functions on hand-made inputs, outcome and message exactly:
+the verdict Lemma T4's data imply for each theorem (every branch, with leader maps where the
+branches disagree), the reading of a stored interval, the closing of an object, and the
+covering of recomputed intervals. Fast: part of the mutation run's test selection."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+
+from certified.checker.errors import CheckFailure
+from certified.checker.lemmas import _t4_expected, closed
+from certified.checker.projected import _covers
+from certified.checker.replay import _pair, parse_interval
+
+LINE = [[F(-2)], [F(1)], [F(2)]]
+FOUR = [[F(0)], [F(1)], [F(2)], [F(3)]]
+
+
+@pytest.mark.parametrize("theorem,leader,X0,d,want", [
+    ("3.1", [0, 0, 2], LINE, 1, ("certified", [])),
+    ("5.2", [1, 1, 1], LINE, 1, ("certified", [])),
+    # 2.1, d = 1: the leaders must be the extreme tokens; at most one row elsewhere
+    ("2.1", [0, 0, 2], LINE, 1, ("certified", [])),
+    ("2.1", [0, 1, 2], LINE, 1, ("certified", [1])),
+    ("2.1", [1, 1, 2], LINE, 1, ("refuted", [0, 1])),
+    # d = 1 where the two largest clusters are not the extremes: the d = 1 rule decides
+    ("2.1", [0, 1, 1, 3], FOUR, 1, ("refuted", [1, 2])),
+    # d ≥ 2: the two largest clusters (not the smallest indices) are the leaders
+    ("2.1", [0, 3, 3, 3, 5, 5], [[F(0), F(0)]] * 6, 2, ("certified", [0])),
+    ("2.1", [0, 0, 2, 3], [[F(0), F(0)]] * 4, 2, ("certified", [3])),
+    ("4.2", [0, 0, 2], LINE, 1, ("certified", [])),
+    ("4.2", [0, 1, 2], LINE, 1, ("refuted", [])),
+    ("4.2", [0, 0, 2], [[F(0), F(0)]] * 3, 2, ("undecided", [])),
+    ("8.5", [0, 0], LINE[:2], 1, ("refuted", [])),
+    ("8.5", [0], LINE[:1], 1, ("undecided", [])),
+])
+def test_t4_expected_verdicts(theorem, leader, X0, d, want):
+    assert _t4_expected(theorem, {"leader": leader}, X0, d) == want
+
+
+def test_t4_expected_unknown_theorem_named():
+    with pytest.raises(CheckFailure) as exc:
+        _t4_expected("9.9", {"leader": [0]}, LINE[:1], 1)
+    assert str(exc.value) == "theorem: Expected one of 2.1, 3.1, 4.2, 5.2, 8.5. Got '9.9'."
+
+
+def test_pair_reads_exact_intervals_and_names_bad_ones():
+    assert _pair(["1/3", "1/2"], "f") == (F(1, 3), F(1, 2))
+    assert _pair(["2", "2"], "f") == (F(2), F(2))  # a point is an interval
+    assert _pair(["-1e-3", "0.5"], "f") == (F(-1, 1000), F(1, 2))
+    cases = [(["1", "x"], "f: Expected an interval [lo, hi] of exact numbers. Got ['1', 'x']."),
+             (["1"], "f: Expected an interval [lo, hi] of exact numbers. Got ['1']."),
+             (None, "f: Expected an interval [lo, hi] of exact numbers. Got None."),
+             (["3", "2"], "f: Expected lo <= hi. Got [3, 2].")]
+    for pair, msg in cases:
+        with pytest.raises(CheckFailure) as exc:
+            _pair(pair, "f")
+        assert str(exc.value) == msg
+
+
+def test_parse_interval_encloses_tightly():
+    b = parse_interval(["1/3", "1/2"], "f")
+    assert b.lo_q() <= F(1, 3) and b.hi_q() >= F(1, 2)
+    assert b.hi_q() - b.lo_q() <= F(1, 6) + F(1, 10 ** 12)
+    p = parse_interval(["-7", "-7"], "f")
+    assert p.lo_q() <= -7 <= p.hi_q() and p.hi_q() - p.lo_q() <= F(1, 10 ** 12)
+
+
+def test_closed_names_the_object_and_the_unknown_field():
+    assert closed({"a": 1}, {"a", "b"}, "w") == {"a": 1}
+    long = {"a": 1, "zz": "x" * 100}
+    with pytest.raises(CheckFailure) as exc:
+        closed(long, {"a"}, "w")
+    assert str(exc.value) == ("w.zz: Expected no such field (the checker cannot re-derive it). "
+                              f"Got {repr('x' * 100)[:60]}.")
+    with pytest.raises(CheckFailure) as exc:
+        closed(["y" * 100], {"a"}, "w")
+    assert str(exc.value) == f"w: Expected an object. Got {repr(['y' * 100])[:60]}."
+
+
+def test_covers_needs_one_interval_each_containing():
+    vals = [(F(0), F(1)), (F(2), F(3))]
+    _covers([["0", "1"], ["1", "4"]], vals, "w")
+    for stored, msg in [([["0", "1"]], "w: Expected 2 intervals. Got [['0', '1']]."),
+                        ("x" * 100, f"w: Expected 2 intervals. Got {repr('x' * 100)[:60]}.")]:
+        with pytest.raises(CheckFailure) as exc:
+            _covers(stored, vals, "w")
+        assert str(exc.value) == msg
+    with pytest.raises(CheckFailure) as exc:
+        _covers([["0", "1"], ["2.5", "3"]], vals, "w")
+    assert str(exc.value).startswith("w[1]: Expected")
