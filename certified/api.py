@@ -159,7 +159,9 @@ def summary_lines(cert: Mapping[str, Any]) -> str:
     lemma = (cert.get("tail_lemma") or {}).get("lemma")
     ts = cert.get("timescale") or {}
     if lemma:
-        lines.append(f"lemma: {lemma} at T = {ts.get('T_used', ts.get('T', '?'))}")
+        T = ts.get("T_used", ts.get("T", (cert.get("tail_lemma") or {}).get("T")))
+        lines.append(f"lemma: {lemma}" + (f" at T = {T}" if T is not None else
+                                          " (exact: no integration)"))
     limit = cert.get("limit") or {}
     for k, c in enumerate(limit.get("clusters", [])):
         centre = ", ".join(_short(p) for p in c["center"])

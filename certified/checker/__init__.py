@@ -27,7 +27,7 @@ from .energy import (check_t6_at_T, check_t6_data, check_t6_limit, check_t9_data
                      check_t9_limit)
 from .errors import CheckFailure, Malformed
 from .hypotheses import decide, is_positive_definite
-from .lemmas import (_contains, _q, check_centre_flags, check_enclosure_at_T,
+from .lemmas import (_contains, _q, _t4_expected, check_centre_flags, check_enclosure_at_T,
                      check_leader_follower, check_t4_verdict, closed)
 from .selftest import ArithmeticUnfit, arithmetic_selftest
 from .paranormal import (check_paranormal, check_paranormal_enclosure,
@@ -332,6 +332,45 @@ def _check_exact(ctx: _Ctx, code: str) -> str:
             "verdicts re-judged")
 
 
+def _check_symmetric_verify(ctx: _Ctx) -> str:
+    """Lemma S1 in a ``verify`` certificate (no audit, no integration; Lemma C19): the
+    lemma re-checked as for an audit (C9), and the verdict Lemma T4's rule gives for the
+    leader map [0, 1] (two distinct limits, P* = I): certified with C9's limit checks,
+    refuted (8.5) with the entry of P* that is 0, or undecided (4.2 in d ≥ 2) with no
+    limit."""
+    _continuous(ctx)
+    if ctx.lemma.get("lemma") != AUDIT_LEMMAS["S1"]:
+        raise CheckFailure("tail_lemma.lemma", repr(AUDIT_LEMMAS["S1"]),
+                           repr(ctx.lemma.get("lemma")))
+    theorem, verdict = ctx.obj["theorem"], ctx.obj["verdict"]
+    expected = _t4_expected(theorem, {"leader": [0, 1]}, ctx.X0, ctx.d)[0]
+    if verdict != expected:
+        raise CheckFailure("verdict", f"{expected!r} (what Lemma S1's limits imply for "
+                           f"Theorem {theorem})", repr(verdict))
+    other = "evidence" if verdict == "certified" else "limit"
+    if ctx.obj.get(other) is not None:
+        raise CheckFailure(other, f"null (the verdict is {verdict!r})",
+                           repr(ctx.obj[other])[:60])
+    if verdict == "certified":
+        _check_exact_audit(ctx.obj, ctx.lemma, "S1", ctx.V, ctx.B, ctx.X0)
+    else:
+        check_symmetric(ctx.lemma, ctx.obj["instance"], ctx.V, ctx.B, ctx.X0)
+        ev = ctx.obj.get("evidence")
+        if verdict == "undecided" and ev is not None:
+            raise CheckFailure("evidence", "null (nothing is claimed)", repr(ev)[:60])
+        if verdict == "refuted":
+            ev = closed(ev or {}, {"entry", "attention_limit"}, "evidence")
+            e = ev.get("entry")
+            if not (isinstance(e, list) and len(e) == 2 and e in ([0, 1], [1, 0])):
+                raise CheckFailure("evidence.entry", "[i, j] with P*_ij = 0 ≠ 1/2 (P* = I)",
+                                   repr(e))
+            if "attention_limit" in ev and ev["attention_limit"] != [[1, 0], [0, 1]]:
+                raise CheckFailure("evidence.attention_limit", "[[1, 0], [0, 1]]",
+                                   repr(ev["attention_limit"]))
+    return ("valid: Lemma S1 re-checked (exact setting, own quadrature and limits); "
+            f"verdict {verdict!r} for Theorem {theorem}")
+
+
 def _check_unintegrated(ctx: _Ctx) -> str:
     """No integration: nothing is proved, so the verdict (and every claim) is undecided
     (in any time setting: e.g. discrete time or a variant)."""
@@ -477,6 +516,8 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
         with scaled(bits):
             if audit is not None and code in ("S0", "S1", "S2"):
                 msg = _check_exact(ctx, code)
+            elif code == "S1" and ctx.integ is None:
+                msg = _check_symmetric_verify(ctx)
             elif ctx.integ is None:
                 msg = _check_unintegrated(ctx)
             else:
@@ -582,7 +623,10 @@ def _check_exact_audit(obj: dict, lemma: dict, kind: str, V: list, B: list, X0: 
     if obj.get("verdict") != "certified":
         raise CheckFailure("verdict", "'certified' (the lemma proves the limits)",
                            repr(obj.get("verdict")))
-    lim = obj.get("limit") or {}
+    lim = closed(obj.get("limit") or {}, {"clusters", "attention_limit", "attention_rank"},
+                 "limit")
+    for i, cl in enumerate(lim.get("clusters", [])):
+        closed(cl, {"members", "center"}, f"limit.clusters[{i}]")
     if kind.startswith("S0"):
         facts = check_stationary(lemma, V, B, X0, lemma.get("witness_5_2"))
         for i, cl in enumerate(lim.get("clusters", [])):  # the tokens never move

@@ -32,6 +32,7 @@ from flint import acb, arb, ctx
 
 from certified.exact.arb_convert import arb_of, arb_to_json
 from certified.exact.instance import Instance
+from certified.tail.protocol import LemmaPicture
 
 __all__ = ["PairLimit", "symmetric_pair_limit", "applies", "TripleLimit",
            "symmetric_triple_limit", "applies_triple", "find_lemma"]
@@ -90,6 +91,21 @@ class PairLimit:
     limits: list[list[arb]]
     distance: arb
     bits: int
+
+    lemma = "S1"
+
+    @property
+    def T(self) -> Fraction:
+        """Lemma S1 solves the pair exactly from t = 0."""
+        return Fraction(0)
+
+    def picture(self) -> LemmaPicture:
+        """The two limits (float enclosures) and P* = I."""
+        def pair(b: arb) -> tuple[float, float]:
+            return (float(b.lower()), float(b.upper()))
+
+        return LemmaPicture(centers=[[pair(c) for c in z] for z in self.limits],
+                            attention_limit=[[1, 0], [0, 1]])
 
     def to_json(self, digits: int = 30) -> dict[str, Any]:
         return {

@@ -11,7 +11,8 @@ theorem's hypotheses hold; ``hypotheses_hold`` (decided exactly by
 
 Which lemma applies (``proofs_notes/tail.md``):
 
-* V = λI with λ > 0, continuous time — Lemma T4 (leader–follower), any B;
+* V = λI with λ > 0, continuous time — Lemma T4 (leader–follower), any B; two tokens
+  of equal norm with QᵀK = βI, β > 0: Lemma S1 (solved exactly, no integration);
 * V = −μI with μ > 0 and B symmetric positive definite — Lemma T6 (energy bound), and
   for Theorem 8.5 Lemma T9 (energy decay: x_i → 0, P → ones/n, with a rate);
 * anything else — no tail lemma is implemented yet; the verdict is ``undecided`` and
@@ -46,6 +47,7 @@ from certified.precision import SETUP_BITS, Precision
 from certified.tail.boxes import checkable_box, round_box
 from certified.tail.g1_hull import excludes_origin, exposing_functional
 from certified.tail.t4_leader_follower import LeaderFollowerBound, try_leader_follower
+from certified.tail.s1_symmetric import PairLimit, find_lemma, symmetric_pair_limit
 from certified.tail.t6_energy import NormBound, norm_bound_contracting
 from certified.tail.t9_energy_decay import RATE_STATEMENT as T9_STATEMENT
 from certified.tail.t9_energy_decay import EnergyDecay, energy_decay
@@ -96,7 +98,8 @@ class Verification:
     backend: str
     limit: dict | None = None
     evidence: dict | None = None
-    tail: LeaderFollowerBound | NormBound | EnergyDecay | ProjectedBound | None = None
+    tail: (LeaderFollowerBound | NormBound | EnergyDecay | ProjectedBound | PairLimit
+           | None) = None
     trajectory: Trajectory | None = None
     timescale: dict | None = None
     attempts: list[str] = dc_field(default_factory=list)
@@ -207,6 +210,8 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     if isinstance(instance.time, Discrete):
         out.reason = ("no tail lemma for discrete time is implemented: nothing about "
                       "k → ∞ is proved (use `certified simulate` for finite depth)")
+    elif lam is not None and lam > 0 and find_lemma(instance) == "S1":
+        _run_symmetric_pair(out, job)
     elif lam is not None and lam > 0:
         _run_leader_follower(out, job, lam)
     elif lam is not None and lam < 0 and _sym_pd(instance.B):
@@ -476,6 +481,44 @@ def _run_paranormal(out: Verification, job: _Job, split: Any) -> None:
     out.reason = (f"Lemma T8 holds at T = {pb.T}: the F-components converge to {len(cl)} "
                   f"point(s), the limits of the leaders, each a vertex of their hull K; "
                   "P(t) → P* Boolean")
+
+
+def _run_symmetric_pair(out: Verification, job: _Job) -> None:
+    """Two tokens of equal norm, V = λI, QᵀK = βI (λ, β > 0): Lemma S1 solves them exactly
+    to t = ∞ (no integration). The two limits are distinct and P → I, so the verdict is
+    Lemma T4's for the leader map [0, 1] (``proofs_notes/tail.md``, from lemmas to
+    verdicts)."""
+    inst, prec = job.instance, job.precision
+    bits = prec.lemma_bits
+    while True:  # the distance is > 0 in theory: more bits until it is proved
+        pair = symmetric_pair_limit(inst, bits)
+        if pair.distance > 0:
+            break
+        if bits >= prec.max_bits:
+            out.reason = (f"Lemma S1 applies, but the distance between the limits was not "
+                          f"proved positive within {prec.max_bits} bits")
+            return
+        bits = min(2 * bits, prec.max_bits)
+    data = pair.to_json(prec.digits)
+    out.tail = pair
+    P = [[1, 0], [0, 1]]
+    dist = float(pair.distance.mid())
+    if out.theorem == "8.5":
+        out.verdict = Verdict.REFUTED
+        out.evidence = {"entry": [0, 1], "attention_limit": P}
+        out.reason = ("Lemma S1: P(t) → I exactly, so P*_01 = 0 ≠ 1/2: Theorem 8.5's "
+                      "P → (1/n)·ones fails")
+    elif out.theorem == "4.2" and len(inst.V) != 1:
+        out.reason = ("Lemma S1 solves the pair, but with V = λI and d ≥ 2 Theorem 4.2's "
+                      "conclusion is undefined (no simple dominant eigenvalue)")
+    else:
+        out.verdict = Verdict.CERTIFIED
+        out.limit = {"clusters": [{"members": [i], "center": c}
+                                  for i, c in enumerate(data["limits_z"])],
+                     "attention_limit": P, "attention_rank": 2}
+        out.reason = (f"Lemma S1 (symmetric pair, solved exactly to t = ∞): the two tokens "
+                      f"converge to distinct points {dist:.3g} apart, each a vertex of their "
+                      "hull, and P → I")
 
 
 def _run_energy(out: Verification, job: _Job, mu: Fraction) -> None:

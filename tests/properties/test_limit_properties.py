@@ -72,6 +72,8 @@ def limit_form(inst: Instance, theorem: str, tail) -> list[str]:
     """The geometric statement of the theorem, checked on the certified limit data."""
     if tail.lemma == "T9":  # Theorem 8.5: E(t) ≤ E_T/(1 + c(t − T)) → 0 needs c > 0
         return energy_form(inst, tail)
+    if tail.lemma == "S1":  # two tokens, solved exactly: distinct limits, P* = I
+        return [] if tail.distance > 0 else ["Lemma S1's two limits not proved distinct"]
     if hasattr(tail, "groups"):  # Lemma T7 (V ≠ λI): Theorem 4.2's coordinate
         return projected_form(inst, tail)
     if hasattr(tail, "split"):  # Lemma T8: Theorem 5.2 in the F-coordinates of a basis

@@ -1,0 +1,62 @@
+"""`verify` uses Lemma S1 (two tokens of equal norm, V = λI, QᵀK = βI): Remark 7.9's
+instance, undecided before (Lemma T4 would need t ≈ 50), is decided for every theorem
+without integrating, and the checker re-derives each verdict."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from certified import Instance
+from certified.checker import check_certificate
+from certified.verdict.certificate import to_certificate
+from certified.verdict.certify import certify
+from tests.test_checker import failing_field, redigest
+
+EX = Path(__file__).resolve().parents[2] / "examples"
+WANT = {"3.1": "certified", "5.2": "certified", "2.1": "certified", "4.2": "undecided",
+        "8.5": "refuted"}
+
+
+@pytest.fixture(scope="module")
+def certs() -> dict:
+    inst = Instance.load(EX / "remark_7_9.json")
+    out = {}
+    for theorem in WANT:
+        v = certify(inst, theorem, digits=20, max_seconds=None)
+        assert v.trajectory is None and v.tail.lemma == "S1", theorem
+        out[theorem] = json.loads(json.dumps(to_certificate(v)))
+    return out
+
+
+def test_each_theorem_decided_by_lemma_s1_and_rechecked(certs):
+    for theorem, want in WANT.items():
+        c = certs[theorem]
+        assert c["verdict"] == want, (theorem, c["reason"])
+        rep = check_certificate(copy.deepcopy(c))
+        assert rep.valid and "Lemma S1 re-checked" in rep.message, rep.message
+    lim = certs["3.1"]["limit"]
+    assert lim["attention_limit"] == [[1, 0], [0, 1]] and len(lim["clusters"]) == 2
+    # the limits: (1, ±δ) with δ = e^{−I(u₀)}/10 ≈ 2.566·10⁻²² (Lemma S1; audits.md)
+    lo, hi = (float(x) for x in lim["clusters"][0]["center"][1])
+    assert 2.5658e-22 < lo <= hi < 2.5659e-22 and hi - lo < 1e-40
+
+
+@pytest.mark.parametrize("theorem,path,new,where", [
+    ("3.1", ("verdict",), "refuted", "verdict"),
+    ("3.1", ("limit", "clusters", 0, "center", 1), ["0", "0"], "limit.clusters[0]"),
+    ("3.1", ("evidence",), {"entry": [0, 1]}, "evidence"),
+    ("8.5", ("evidence", "entry"), [0, 0], "evidence.entry"),
+    ("8.5", ("limit",), {"attention_rank": 2}, "limit"),
+    ("4.2", ("verdict",), "certified", "verdict"),
+])
+def test_edited_claims_rejected(certs, theorem, path, new, where):
+    c = copy.deepcopy(certs[theorem])
+    obj = c
+    for p in path[:-1]:
+        obj = obj[p]
+    obj[path[-1]] = new
+    assert failing_field(redigest(c)) == where
