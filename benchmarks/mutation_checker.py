@@ -28,14 +28,14 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = ["lemmas", "projected", "paranormal", "replay"]
+MODULES = ["lemmas", "projected", "paranormal", "replay", "energy"]
 #: the fast claim checks (no replay; the S1/S2 audits, 3 s each of quadrature, left out:
 #: audits.py is not mutated) and the issue-25 edits
 TESTS = ["tests/checker/test_readers.py", "tests/checker/test_issue_edits.py",
          "tests/checker/test_claims_fast.py"]
 SELECT = ["-k", "not remark_7_9 and not middle_token"]
 #: The functions mutated by default (mutmut names): every function of lemmas.py,
-#: projected.py and paranormal.py that checks a claim or a verdict, and replay.py's
+#: projected.py, paranormal.py and energy.py that checks a claim or a verdict, and replay.py's
 #: functions that read a stored interval or set for comparison. Left out: the exact
 #: arithmetic helpers (_add, _mul, _dot, _inverse, _sqrt_up, …: their mutants break every
 #: check at once and are killed by any test) and the replay's step arithmetic, covered by
@@ -47,6 +47,8 @@ FUNCTIONS = [f"certified.checker.{m}.x_{f}*" for m, fs in {
                "_larger"],
     "projected": ["check_projected", "_covers"],
     "paranormal": ["check_paranormal", "check_paranormal_verdict"],
+    "energy": ["check_t6_limit", "_check_proved", "check_t6_data", "check_t9_data",
+               "check_t9_limit"],
     "replay": ["parse_interval", "_pair", "parse_set"]}.items() for f in fs]
 
 
