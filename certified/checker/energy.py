@@ -96,7 +96,7 @@ T9_STATEMENT = ("for t >= T: sum_i x_i^T B x_i <= E_T / (1 + c (t - T)) and "
 def check_t9_data(lemma: dict, n: int, d: int) -> dict:
     """Lemma T9's constants from T6's (already checked) data: E_T ≥ Σ q_i(T) bounds,
     r = max(1, min(d, n − 1)), 0 < κ ≤ e^{−2E_T} (the ball's lower end), and
-    0 < c ≤ μ·min(1, κE_T/(nr)) in exact rationals. Returns c and E_T."""
+    0 < c ≤ μκE_T/(nr) in exact rationals. Returns c."""
     E = Fraction(lemma["E_T_upper"])
     qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
     if E < sum(qs, Fraction(0)):
@@ -111,11 +111,11 @@ def check_t9_data(lemma: dict, n: int, d: int) -> dict:
         raise CheckFailure("tail_lemma.kappa_lower", "0 < kappa <= exp(-2 E_T_upper) = "
                            f"{float(const(-2 * E).exp().lo_q())!r}", str(lemma["kappa_lower"]))
     mu, c = Fraction(lemma["mu"]), Fraction(lemma["c_lower"])
-    bound = mu * min(Fraction(1), kappa * E / (n * r))
+    bound = mu * kappa * E / (n * r)
     if not 0 < c <= bound:
-        raise CheckFailure("tail_lemma.c_lower", f"0 < c <= mu·min(1, kappa·E_T/(n·r)) = "
+        raise CheckFailure("tail_lemma.c_lower", f"0 < c <= mu·kappa·E_T/(n·r) = "
                            f"{float(bound)!r}", str(lemma["c_lower"]))
-    return {"c": c, "E_T": E}
+    return {"c": c}
 
 
 def check_t9_limit(obj: dict, lemma: dict, c: Fraction, n: int, d: int) -> None:

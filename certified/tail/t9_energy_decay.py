@@ -42,7 +42,7 @@ class EnergyDecay:
     kappa : Fraction
         A lower bound of e^{−2E_T}.
     c : Fraction
-        A lower bound of μ·min(1, κ E_T / (n r)), r = max(1, min(d, n − 1)).
+        A lower bound of μ κ E_T / (n r), r = max(1, min(d, n − 1)).
     digits : int
         The digits of T6's stored q_i(T) bounds, whose sum E_T bounds: the certificate
         writes them at these digits whatever ``to_json`` is asked for.
@@ -116,5 +116,5 @@ def energy_decay(bk: Backend, nb: NormBound, n: int, d: int, digits: int) -> Ene
     if kappa <= 0:  # e^{−2E_T} below the decimal's reach: the lemma still holds with κ = 0
         kappa = Fraction(0)
     r = rank_bound(n, d)
-    c = Fraction(decimal_floor(nb.mu * min(Fraction(1), kappa * E_T / (n * r)), digits))
+    c = Fraction(decimal_floor(nb.mu * kappa * E_T / (n * r), digits))
     return EnergyDecay(nb, n, d, E_T, kappa, max(c, Fraction(0)), digits)

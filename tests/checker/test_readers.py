@@ -9,6 +9,8 @@ from fractions import Fraction as F
 
 import pytest
 
+from certified.checker.balls import const
+from certified.checker.energy import _check_proved, check_t6_limit, check_t9_data, check_t9_limit
 from certified.checker.errors import CheckFailure
 from certified.checker.lemmas import _t4_expected, closed
 from certified.checker.projected import _covers
@@ -91,3 +93,78 @@ def test_covers_needs_one_interval_each_containing():
     with pytest.raises(CheckFailure) as exc:
         _covers([["0", "1"], ["2.5", "3"]], vals, "w")
     assert str(exc.value).startswith("w[1]: Expected")
+
+
+# -- Lemma T9's constants and the energy lemmas' limit objects (checker/energy.py) ---------
+
+def _t9_lemma(**kw):
+    lemma = {"q_at_T_upper": ["1/2", "1/4"], "E_T_upper": "3/4", "rank_bound": 1,
+             "mu": "2", "kappa_lower": None, "c_lower": None}
+    E = F(3, 4)
+    lemma["kappa_lower"] = str(const(-2 * E).exp().lo_q())  # the checker's own lower end
+    lemma["c_lower"] = str(2 * F(lemma["kappa_lower"]) * E / (2 * 1))  # μκE/(nr), n = 2
+    lemma.update(kw)
+    return lemma
+
+
+def test_t9_constants_at_their_limits_accepted():
+    """E_T equal to Σq, κ equal to the ball's lower end, c equal to μκE/(nr): accepted
+    (every comparison is the one the lemma needs, boundary included); r = 1 for n = 2
+    whatever d."""
+    assert check_t9_data(_t9_lemma(), 2, 3) == {"c": F(_t9_lemma()["c_lower"])}
+
+
+@pytest.mark.parametrize("edit,n,d,msg", [
+    ({"E_T_upper": "1/2"}, 2, 3,
+     "tail_lemma.E_T_upper: Expected >= 0.75 (the sum of q_at_T_upper). Got 1/2."),
+    ({"rank_bound": 2}, 2, 3,
+     "tail_lemma.rank_bound: Expected 1 (max(1, min(d, n - 1))). Got 2."),
+    ({"rank_bound": 1}, 4, 3,
+     "tail_lemma.rank_bound: Expected 3 (max(1, min(d, n - 1))). Got 1."),
+    ({"rank_bound": "1"}, 2, 3,
+     "tail_lemma.rank_bound: Expected 1 (max(1, min(d, n - 1))). Got '1'."),
+    ({"kappa_lower": "0"}, 2, 3, None),
+    ({"c_lower": "0"}, 2, 3, None),
+])
+def test_t9_constants_rejected_naming_the_field(edit, n, d, msg):
+    with pytest.raises(CheckFailure) as exc:
+        check_t9_data(_t9_lemma(**edit), n, d)
+    field = "tail_lemma." + next(iter(edit))
+    assert str(exc.value).startswith(field + ": Expected"), str(exc.value)
+    if msg is not None:
+        assert str(exc.value) == msg
+
+
+def test_t9_kappa_and_c_just_above_rejected():
+    lemma = _t9_lemma()
+    for key in ("kappa_lower", "c_lower"):
+        bumped = _t9_lemma(**{key: str(F(lemma[key]) * (1 + F(1, 10 ** 30)))})
+        with pytest.raises(CheckFailure) as exc:
+            check_t9_data(bumped, 2, 3)
+        assert exc.value.where == f"tail_lemma.{key}"
+
+
+def test_energy_limit_objects_closed_and_evidence_null():
+    t6 = {"verdict": "undecided", "theorem": "3.1", "evidence": {}}
+    with pytest.raises(CheckFailure) as exc:
+        check_t6_limit(t6, {})
+    assert str(exc.value) == "evidence: Expected null. Got {}."
+    t6 = {"verdict": "undecided", "theorem": "3.1", "limit": {"rate": {}}}
+    with pytest.raises(CheckFailure) as exc:
+        check_t6_limit(t6, {})
+    assert str(exc.value) == ("limit.rate: Expected no such field (the checker cannot "
+                              "re-derive it). Got {}.")
+    with pytest.raises(CheckFailure) as exc:
+        _check_proved({"proved": {"zz": 1}}, {})
+    assert str(exc.value) == ("limit.proved.zz: Expected no such field (the checker cannot "
+                              "re-derive it). Got 1.")
+    t9 = {"verdict": "certified", "theorem": "8.5", "evidence": {}}
+    with pytest.raises(CheckFailure) as exc:
+        check_t9_limit(t9, {}, F(1), 2, 2)
+    assert str(exc.value) == "evidence: Expected null. Got {}."
+
+
+def test_parse_interval_names_the_field():
+    with pytest.raises(CheckFailure) as exc:
+        parse_interval(["2", "1"], "tail_lemma.x")
+    assert str(exc.value) == "tail_lemma.x: Expected lo <= hi. Got [2, 1]."

@@ -113,8 +113,8 @@ def energy_form(inst: Instance, tail) -> list[str]:
         out.append(f"E_T = {tail.E_T} is below the sum of the q_i(T) bounds {E}")
     r = max(1, min(d, n - 1))
     mu = -inst.V[0][0]
-    if not 0 < tail.c <= mu * min(Fraction(1), tail.kappa * tail.E_T / (n * r)):
-        out.append(f"rate constant c = {tail.c} not in (0, μ·min(1, κE_T/(nr))]")
+    if not 0 < tail.c <= mu * tail.kappa * tail.E_T / (n * r):
+        out.append(f"rate constant c = {tail.c} not in (0, μκE_T/(nr)]")
     if not 0 < tail.kappa or float(tail.kappa) > math.exp(-2 * float(tail.E_T)) * (1 + 1e-9):
         out.append(f"κ = {tail.kappa} is not a lower bound of exp(-2 E_T)")
     return out
