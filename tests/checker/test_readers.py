@@ -9,10 +9,11 @@ from fractions import Fraction as F
 
 import pytest
 
-from certified.checker.balls import const
-from certified.checker.energy import _check_proved, check_t6_limit, check_t9_data, check_t9_limit
+from certified.checker.balls import const, scaled
+from certified.checker.energy import (_check_proved, check_t6_data, check_t6_limit,
+                                      check_t9_data, check_t9_limit)
 from certified.checker.errors import CheckFailure
-from certified.checker.lemmas import _t4_expected, closed
+from certified.checker.lemmas import _t4_expected, check_leader_follower, closed
 from certified.checker.projected import _covers
 from certified.checker.replay import _pair, parse_interval
 
@@ -168,3 +169,38 @@ def test_parse_interval_names_the_field():
     with pytest.raises(CheckFailure) as exc:
         parse_interval(["2", "1"], "tail_lemma.x")
     assert str(exc.value) == "tail_lemma.x: Expected lo <= hi. Got [2, 1]."
+
+
+def test_t6_data_setting_and_log_bound_at_their_limits():
+    """T6 needs x, V = −μI with μ > 0 (λ = 0 or λ > 0 or the variable z rejected), and
+    e^L ≥ n: L = 0 for n = 1 (e^0 = 1 = n exactly) is accepted."""
+    lemma = {"mu": "1", "T": "1", "q_at_T_upper": ["2"], "log_n_upper": "0",
+             "sup_q_upper": "2"}
+    check_t6_data(lemma, F(-1), F(1), "x")
+    for lam, variable in ((F(0), "x"), (F(1, 2), "x"), (F(-1), "z")):
+        bad = dict(lemma, mu=str(-lam))
+        with pytest.raises(CheckFailure) as exc:
+            check_t6_data(bad, lam, F(1), variable)
+        assert str(exc.value) == (f"tail_lemma: Expected T6 data for V = −μI in x at T = 1. "
+                                  f"Got mu = {-lam}, T = 1.")
+
+
+def test_t4_verdict_fields_named_when_not_numbers_and_rate_at_its_limit(certs):
+    """A rate constant that is not a number is named; one equal to the lower end of the
+    checker's enclosure of min(m, μ)·e^{λT} is accepted (the claim is c ≤ that)."""
+    from certified.checker import _check_claims_only
+
+    from . import tamper
+
+    cert = certs["t4_21"]
+    for path in (("limit", "rate_constant"), ("limit", "rate", "c_lower_bound")):
+        with tamper.edited(cert, path, "abc") as c:
+            with pytest.raises(CheckFailure) as exc:
+                _check_claims_only(c)
+        assert exc.value.where == ".".join(path), str(exc.value)
+    lemma = cert["tail_lemma"]
+    with scaled(int(cert["integration"]["bits"]) + 64):  # the checker's own scale
+        lf = check_leader_follower(lemma, F(lemma["lambda"]), [[F(1)]], 3)
+    for path in (("limit", "rate_constant"), ("limit", "rate", "c_lower_bound")):
+        with tamper.edited(cert, path, str(lf["rate_lo"])) as c:
+            assert _check_claims_only(c).startswith("claims checked")
