@@ -13,7 +13,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .balls import const
+import mpmath.libmp as libmp
+
+from .balls import const, exp_down, mpf_down, mpf_up
 from .errors import CheckFailure
 from .lemmas import closed
 
@@ -107,9 +109,12 @@ def check_t9_data(lemma: dict, n: int, d: int) -> dict:
         raise CheckFailure("tail_lemma.rank_bound", f"{r} (max(1, min(d, n - 1)))",
                            repr(lemma["rank_bound"]))
     kappa = Fraction(lemma["kappa_lower"])
-    if not 0 < kappa <= const(-2 * E).exp().lo_q():
-        raise CheckFailure("tail_lemma.kappa_lower", "0 < kappa <= exp(-2 E_T_upper) = "
-                           f"{float(const(-2 * E).exp().lo_q())!r}", str(lemma["kappa_lower"]))
+    # e^{−2E_T} bounded below in relative precision (mpmath floats rounded down): the
+    # fixed-point balls' absolute unit would lose it below ~2^−P, and κ may be that small
+    low = exp_down(mpf_down(-2 * E))
+    if not (0 < kappa and libmp.mpf_cmp(mpf_up(kappa), low) <= 0):
+        raise CheckFailure("tail_lemma.kappa_lower", "0 < kappa <= exp(-2 E_T_upper) >= "
+                           f"{libmp.to_str(low, 17)}", str(lemma["kappa_lower"]))
     mu, c = Fraction(lemma["mu"]), Fraction(lemma["c_lower"])
     bound = mu * kappa * E / (n * r)
     if not 0 < c <= bound:
@@ -148,6 +153,6 @@ def check_t9_limit(obj: dict, lemma: dict, c: Fraction, n: int, d: int) -> None:
         if rate.get("statement") != T9_STATEMENT:
             raise CheckFailure("limit.rate.statement", repr(T9_STATEMENT),
                                repr(rate.get("statement")))
-        if Fraction(str(rate.get("c_lower_bound"))) > c:
-            raise CheckFailure("limit.rate.c_lower_bound", f"<= {c} (tail_lemma.c_lower, "
+        if not 0 < Fraction(str(rate.get("c_lower_bound"))) <= c:
+            raise CheckFailure("limit.rate.c_lower_bound", f"0 < c <= {c} (tail_lemma.c_lower, "
                                "checked)", repr(rate.get("c_lower_bound")))

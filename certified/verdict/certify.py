@@ -552,9 +552,12 @@ def _run_energy(out: Verification, job: _Job, mu: Fraction) -> None:
         n, d = len(inst.X0), len(inst.V)
         with bk.workprec(prec.lemma_bits):
             ed = energy_decay(bk, nb, n, d, digits)
-        if ed.c <= 0:
-            out.reason = ("Lemma T9's rate constant c rounds to 0 at these digits: the t = ∞ "
-                          "statement stays undecided (ask for more digits)")
+        if ed.c <= 0:  # E_T = 0 (every token at 0), or κ's enclosure reached 0
+            out.reason = ("Lemma T9 gives no positive rate: " + (
+                "every token is at the origin at T (an equilibrium)" if ed.E_T == 0 else
+                f"the lower end of the enclosure of exp(-2 E_T), E_T = {float(ed.E_T):.6g}, "
+                "is not positive at this working precision") + "; the t = ∞ statement is "
+                "left undecided")
             return
         out.tail = ed
         out.verdict = Verdict.CERTIFIED

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
+import mpmath.libmp as L
 import pytest
 
-from certified.checker.balls import const, scaled
+from certified.checker.balls import scaled
 from certified.checker.energy import (_check_proved, check_t6_data, check_t6_limit,
                                       check_t9_data, check_t9_limit)
 from certified.checker.errors import CheckFailure
@@ -102,14 +103,16 @@ def _t9_lemma(**kw):
     lemma = {"q_at_T_upper": ["1/2", "1/4"], "E_T_upper": "3/4", "rank_bound": 1,
              "mu": "2", "kappa_lower": None, "c_lower": None}
     E = F(3, 4)
-    lemma["kappa_lower"] = str(const(-2 * E).exp().lo_q())  # the checker's own lower end
+    # e^{−3/2} rounded down to 53 bits: at most the checker's lower end at its P ≥ 53 bits
+    low = L.mpf_exp(L.from_rational(-3, 2, 53, L.round_floor), 53, L.round_floor)
+    lemma["kappa_lower"] = str(F(*L.to_rational(low)))
     lemma["c_lower"] = str(2 * F(lemma["kappa_lower"]) * E / (2 * 1))  # μκE/(nr), n = 2
     lemma.update(kw)
     return lemma
 
 
 def test_t9_constants_at_their_limits_accepted():
-    """E_T equal to Σq, κ equal to the ball's lower end, c equal to μκE/(nr): accepted
+    """E_T equal to Σq, κ just below e^{−2E_T}, c equal to μκE/(nr): accepted
     (every comparison is the one the lemma needs, boundary included); r = 1 for n = 2
     whatever d."""
     assert check_t9_data(_t9_lemma(), 2, 3) == {"c": F(_t9_lemma()["c_lower"])}
@@ -138,8 +141,9 @@ def test_t9_constants_rejected_naming_the_field(edit, n, d, msg):
 
 def test_t9_kappa_and_c_just_above_rejected():
     lemma = _t9_lemma()
-    for key in ("kappa_lower", "c_lower"):
-        bumped = _t9_lemma(**{key: str(F(lemma[key]) * (1 + F(1, 10 ** 30)))})
+    # κ above e^{−3/2} (κ is within 2⁻⁵³ of it), c above μκE/(nr) by 10⁻³⁰ relative
+    for key, up in (("kappa_lower", F(1, 2 ** 40)), ("c_lower", F(1, 10 ** 30))):
+        bumped = _t9_lemma(**{key: str(F(lemma[key]) * (1 + up))})
         with pytest.raises(CheckFailure) as exc:
             check_t9_data(bumped, 2, 3)
         assert exc.value.where == f"tail_lemma.{key}"

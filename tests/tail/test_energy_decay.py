@@ -112,7 +112,8 @@ def test_theorem_8_5_certified_by_t9_and_rechecked():
               "tail_lemma.E_T_upper"),
              (("limit", "attention_limit", 0, 0), "1/2", "limit.attention_limit"),
              (("limit", "rate", "c_lower_bound"), str(F(lemma["c_lower"]) * 2),
-              "limit.rate.c_lower_bound")]
+              "limit.rate.c_lower_bound"),
+             (("limit", "rate", "c_lower_bound"), "-1", "limit.rate.c_lower_bound")]
     for path, new, where in edits:
         e = copy.deepcopy(c)
         obj = e
