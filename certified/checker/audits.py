@@ -14,6 +14,7 @@ from typing import Any
 
 from .balls import Ball, const
 from .errors import CheckFailure
+from .hypotheses import rank  # re-exported: the checker's verdict code uses it
 from .quadrature import Series, integrate
 
 __all__ = ["check_symmetric", "check_stationary", "judge_claims", "rank"]
@@ -42,23 +43,6 @@ def _scalar(M: Mat) -> Fraction | None:
     s = M[0][0]
     return s if all(M[i][j] == (s if i == j else 0) for i in range(d) for j in range(d)) \
         else None
-
-
-def rank(M: Mat) -> int:
-    """Rank of an exact rational matrix (Gaussian elimination in Fractions)."""
-    A = [list(r) for r in M]
-    r = 0
-    for c in range(len(A[0]) if A else 0):
-        piv = next((i for i in range(r, len(A)) if A[i][c] != 0), None)
-        if piv is None:
-            continue
-        A[r], A[piv] = A[piv], A[r]
-        for i in range(len(A)):
-            if i != r and A[i][c] != 0:
-                f = A[i][c] / A[r][c]
-                A[i] = [a - f * b for a, b in zip(A[i], A[r])]
-        r += 1
-    return r
 
 
 # -- the two integrands (Lemma C8: series, and sup bounds on disks in Re u > 0) ------------

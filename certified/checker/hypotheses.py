@@ -34,7 +34,7 @@ import mpmath
 
 from .lemmas import Iv, _add, _dot, _mul
 
-__all__ = ["decide", "is_symmetric", "is_positive_definite", "schur_cohn_inside",
+__all__ = ["decide", "rank", "is_symmetric", "is_positive_definite", "schur_cohn_inside",
            "sturm_count_above", "dominant"]
 
 Mat = list[list[Fraction]]
@@ -256,7 +256,8 @@ def _form_sign(V: Mat, B: Mat, p: Poly, lam: tuple[Fraction, Fraction]) -> int |
     return None
 
 
-def _rank(M: Mat) -> int:
+def rank(M: Mat) -> int:
+    """Rank of an exact rational matrix (Gaussian elimination in Fractions)."""
     A = [list(r) for r in M]
     rk = 0
     for c in range(len(A[0]) if A else 0):
@@ -300,7 +301,7 @@ def paranormal(V: Mat) -> bool | None:
     if not (lo <= lam <= hi and _peval(dom["s"], lam) == 0):
         return None  # an irrational multiple root: semisimplicity not decided here
     d = len(V)
-    return _rank([[V[i][j] - (lam if i == j else 0) for j in range(d)] for i in range(d)]) \
+    return rank([[V[i][j] - (lam if i == j else 0) for j in range(d)] for i in range(d)]) \
         == d - m
 
 
