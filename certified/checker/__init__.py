@@ -148,10 +148,15 @@ def _t4_finish(ctx: _Ctx, lf: dict) -> str:
 
 # -- Lemma T6 (V = −μI, B symmetric positive definite, in x) -----------------------------------
 
-def _t6_prepare(ctx: _Ctx) -> dict:
-    if not is_positive_definite(ctx.B):  # the derivative formula of T6 needs B = Bᵀ ≻ 0
-        raise CheckFailure("tail_lemma", "Lemma T6's hypothesis QᵀK symmetric positive "
+def _energy_setting(ctx: _Ctx, code: str) -> None:
+    """Lemmas T6 and T9 differentiate x_iᵀBx_i: they need B = Bᵀ ≻ 0 (exactly)."""
+    if not is_positive_definite(ctx.B):
+        raise CheckFailure("tail_lemma", f"Lemma {code}'s hypothesis QᵀK symmetric positive "
                            "definite (exact)", "another QᵀK")
+
+
+def _t6_prepare(ctx: _Ctx) -> dict:
+    _energy_setting(ctx, "T6")
     check_t6_limit(ctx.obj, ctx.lemma)
     _t6_data(ctx)
     return {"T": Fraction(ctx.lemma["T"])}
@@ -176,9 +181,7 @@ def _t6_finish(ctx: _Ctx, parsed: dict) -> str:
 # -- Lemma T9 (Theorem 8.5 at t = ∞: T6's data and the energy decay, in x) ---------------------
 
 def _t9_prepare(ctx: _Ctx) -> dict:
-    if not is_positive_definite(ctx.B):  # T9's derivative formula needs B = Bᵀ ≻ 0
-        raise CheckFailure("tail_lemma", "Lemma T9's hypothesis QᵀK symmetric positive "
-                           "definite (exact)", "another QᵀK")
+    _energy_setting(ctx, "T9")
     _t6_data(ctx)
     t9 = check_t9_data(ctx.lemma, ctx.n, ctx.d)
     check_t9_limit(ctx.obj, ctx.lemma, t9["c"], ctx.n, ctx.d)

@@ -501,7 +501,7 @@ def _run_symmetric_pair(out: Verification, job: _Job) -> None:
         bits = min(2 * bits, prec.max_bits)
     data = pair.to_json(prec.digits)
     out.tail = pair
-    P = [[1, 0], [0, 1]]
+    P = data["attention_limit"]  # P* = I
     dist = float(pair.distance.mid())
     if out.theorem == "8.5":
         out.verdict = Verdict.REFUTED
