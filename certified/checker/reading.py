@@ -82,6 +82,17 @@ def _strings(x: Any, where: str, length: int | None = None) -> None:
 
 
 _RECORD_KEYS = {"order", "rho", "velocity", "apriori", "set"}
+#: A defect step's record (Lemma I10, checker Lemma C20).
+_DEFECT_KEYS = {"method", "order", "rho", "pieces", "R", "guard_bits", "set"}
+
+
+def _int_field(rec: dict, key: str, at: str, lo: int, hi: int) -> None:
+    v = rec[key]
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise Malformed(f"schema: at {at}/{key}: {v!r} is not of type 'integer'")
+    if not lo <= v <= hi:
+        raise Malformed(f"schema: at {at}/{key}: {v} is " + (
+            f"greater than the maximum of {hi}" if v > hi else f"less than the minimum of {lo}"))
 
 
 def _bulk_check(steps: list, records: list) -> None:
@@ -90,7 +101,15 @@ def _bulk_check(steps: list, records: list) -> None:
         _strings(st, f"integration/steps/{k}", 2)
     for k, rec in enumerate(records):
         at = f"integration/replay/records/{k}"
-        if not isinstance(rec, dict) or not {"order", "rho", "apriori", "set"} <= set(rec) \
+        if isinstance(rec, dict) and "method" in rec:
+            if set(rec) != _DEFECT_KEYS or rec["method"] != "defect":
+                raise Malformed(f"schema: at {at}: expected a defect step's fields method "
+                                "('defect'), order, rho, pieces, R, guard_bits, set, no others")
+            _int_field(rec, "pieces", at, 1, 4096)
+            _int_field(rec, "guard_bits", at, 0, 4096)
+            if not isinstance(rec["R"], str):
+                raise Malformed(f"schema: at {at}/R: expected a string")
+        elif not isinstance(rec, dict) or not {"order", "rho", "apriori", "set"} <= set(rec) \
                 or not set(rec) <= _RECORD_KEYS:
             raise Malformed(f"schema: at {at}: expected the fields order, rho, apriori, set "
                             "(and velocity), no others")
@@ -105,9 +124,9 @@ def _bulk_check(steps: list, records: list) -> None:
             raise Malformed(f"schema: at {at}/rho: expected a string")
         if "velocity" in rec:
             _strings(rec["velocity"], f"{at}/velocity")
-        if not isinstance(rec["apriori"], list):
+        if "apriori" in rec and not isinstance(rec["apriori"], list):
             raise Malformed(f"schema: at {at}/apriori: expected an array")
-        for i, a in enumerate(rec["apriori"]):
+        for i, a in enumerate(rec.get("apriori", [])):
             _strings(a, f"{at}/apriori/{i}", 4)
         st = rec["set"]
         if not isinstance(st, dict) or set(st) != {"c", "A", "r"}:

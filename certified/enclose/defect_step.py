@@ -60,6 +60,8 @@ class DefectStepResult(StepResult):
     defect: Fraction | None = None      # Δ: sup_{τ∈[0,h]} ‖p′ − F(p)‖∞ (upper bound)
     error: Fraction | None = None       # E: ‖y(h; c) − p(h)‖∞ (upper bound)
     circle_max: float | None = None     # max_i M_i (for reports)
+    R: Fraction | None = None           # half-width of the real tubes (Lemma I10, item 6)
+    guard_bits: int = 0                 # extra bits of the point jets (a hint for replay)
 
 
 def _tick(stats: dict, key: str, since: float) -> None:
@@ -383,7 +385,8 @@ def defect_step(field, S: LohnerSet, t0: Fraction, h_max: Fraction, order: int,
     clock = _time.perf_counter()  # timings for reports only, never for decisions
     # Guard bits for the jets: their rounding radii give the low-order defect d_k, which
     # binds late (on (8, 3) at t = 2: h = 0.028 at 140 bits, 0.064 with 40 more).
-    with ctx.workprec(ctx.prec + state.jet_guard_bits):
+    state_guard = state.jet_guard_bits  # this step's (the next one may change it)
+    with ctx.workprec(ctx.prec + state_guard):
         Z = field.jets(c, t0, order, leaders)
     _tick(state.stats, "t_jets", clock)
     if not all(bk.is_finite(x) for z in Z for x in z.flat):
@@ -428,7 +431,8 @@ def defect_step(field, S: LohnerSet, t0: Fraction, h_max: Fraction, order: int,
     pieces = state.pieces
     while True:
         out = _validate(field, S, Y, t0, h, rho, db, r0, coeffs, leaders, pieces, tol,
-                        state.stats, linear=not point_only, wrap_tol=state.wrap_tol)
+                        state.stats, linear=not point_only, wrap_tol=state.wrap_tol,
+                        guard_bits=state_guard)
         if isinstance(out, tuple):  # point_only: (h, ρ, E) of the centre's enclosure
             return h, rho, out[1]
         state.stats["why_" + (out if isinstance(out, str) else "ok")] = \
@@ -494,7 +498,7 @@ def _pieces(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear):
 
 
 def _validate(field, S, Y, t0, h, rho, db, r0, coeffs, leaders, pieces, tol, stats,
-              linear: bool = True, wrap_tol: Fraction = WRAP_TOL):
+              linear: bool = True, wrap_tol: Fraction = WRAP_TOL, guard_bits: int = 0):
     """Lemma I10 for this h and number of pieces; a DefectStepResult or a reason string."""
     bk = field.backend
     N = field.n * field.d
@@ -524,4 +528,4 @@ def _validate(field, S, Y, t0, h, rho, db, r0, coeffs, leaders, pieces, tol, sta
         return "non-finite"
     return DefectStepResult(t0, h, K, S, new, hull, extra, rho, None, None,
                             method="defect", pieces=pieces, defect=db.bound(h), error=e,
-                            circle_max=max(db.Mf.tolist()))
+                            circle_max=max(db.Mf.tolist()), R=R, guard_bits=guard_bits)

@@ -40,8 +40,9 @@ def _replay(v: Any, traj: Any) -> dict[str, Any]:
     """What :mod:`certified.checker` needs to re-verify every step up to the lemma's time.
 
     Per step: the Taylor order, the half-side ρ of the complex time square, the complex
-    a-priori box C (Lemma I6) as [re_lo, re_hi, im_lo, im_hi] rounded outward, and the
-    output Lohner set {c + A·r}: c and A exactly, r widened by 1/8 of its radius (plus
+    a-priori box C (Lemma I6) as [re_lo, re_hi, im_lo, im_hi] rounded outward — or, for a
+    defect step (Lemma I10), ``method: "defect"``, the disk radius ρ, the number of
+    pieces m, the tube half-width R and the jets' guard bits — and the output Lohner set {c + A·r}: c and A exactly, r widened by 1/8 of its radius (plus
     2^-30 of the largest radius and 2^-bits) and rounded outward. The checker carries its
     own enclosure in the stored coordinates (c, A) and requires its r inside the stored r
     at every step; the widening leaves room for its own arithmetic and never compounds
@@ -58,9 +59,6 @@ def _replay(v: Any, traj: Any) -> dict[str, Any]:
         last = idx[0] + 1
     if any(s.rho is None for s in steps[:last]):
         return {"replay": None, "replay_note": "discrete-time steps are not replayable"}
-    if any(getattr(s, "method", "picard") != "picard" for s in steps[:last]):
-        return {"replay": None, "replay_note": "defect steps (Lemma I10) are not "
-                "replayable by the checker yet"}
     bk = traj.backend
     # Digits from the working *bits*: a complex box of a token of size 3 may be 1e-18
     # wide, and rounding it at a fixed number of significant digits would widen it enough
@@ -70,8 +68,9 @@ def _replay(v: Any, traj: Any) -> dict[str, Any]:
     records = []
     with bk.workprec(traj.bits):
         for s in steps[:last]:
+            defect = getattr(s, "method", "picard") == "defect"
             apri = []
-            for w in s.complex_box:
+            for w in ([] if defect else s.complex_box):
                 re, im = bk.re_im(w)
                 apri.append(bounds_to_json(*bk.bounds(re), keep)
                             + bounds_to_json(*bk.bounds(im), keep))
@@ -86,9 +85,14 @@ def _replay(v: Any, traj: Any) -> dict[str, Any]:
                 r.append(bounds_to_json(lo - slack, hi + slack, keep))
             rec_velocity = {} if s.velocity is None else {
                 "velocity": [fraction_to_str(bk.bounds(x)[0]) for x in s.velocity]}
+            # A defect step (Lemma I10) has no a-priori box: the checker re-derives its
+            # disk, circle and pieces from ρ, m, R (and takes the jets' guard bits as a hint).
+            head = {"method": "defect", "pieces": s.pieces, "R": fraction_to_str(s.R),
+                    "guard_bits": s.guard_bits} if defect else \
+                {**rec_velocity, "apriori": apri}
             records.append({
-                **rec_velocity,
-                "order": s.order, "rho": fraction_to_str(s.rho), "apriori": apri,
+                **head,
+                "order": s.order, "rho": fraction_to_str(s.rho),
                 "set": {"c": [fraction_to_str(bk.bounds(x)[0]) for x in out.c],
                         "A": [[fraction_to_str(bk.bounds(x)[0]) for x in row] for row in out.A],
                         "r": r}})

@@ -1,0 +1,324 @@
+"""Replay of a defect step (Lemma I10 of ``integrator.md``; Lemma C20 of ``checker.md``).
+
+A defect step stores no a-priori box. Its record gives what the producer *found* — the
+disk radius ρ, the number m of pieces of [0, h], the tube half-width R, the Taylor order K
+and a hint for the jets' guard bits — and the Lohner set it claims at t0 + h. The checker
+re-derives everything else with its own arithmetic, from its own set at t0:
+
+1. its own jets at the centre c (Lemmas C1, C15), at the certificate's scale plus the
+   hinted guard bits; p is the polynomial of their exact midpoints (in s = τ/h);
+2. holomorphy: a cover of the disk |σ| ≤ ρ by complex boxes on each of which the
+   attention's interval evaluation divides by no ball containing 0;
+3. the defect's bound M on the circle |σ| = ρ from arc boxes;
+4. the real-axis bootstrap over the m pieces (tubes, Jacobians, μ∞, e_j, g_j < R);
+5. the pieces' variational enclosures (Lemma C5) and their product S;
+6. the Lohner update (Lemma C4) with T ∋ p(h), remainder e_m, and the containment in the
+   stored set.
+
+Nothing of the producer is read but the record; a wrong ρ, m or R only makes a step fail.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath.libmp as L
+import numpy as np
+
+from .balls import Ball, BallError, scale, scaled
+from .dynamics import Field
+from .errors import CheckFailure
+from .fballs import FB, FC, bilinear, ccontract, exp_bounds, fconst, finterval, from_balls, \
+    from_ends, lower, nx, up, upper
+from .lohner import (LohnerSet, _coords, _lohner_check, _variational,
+                     centre_value, parse_set)
+
+__all__ = ["check_defect_step"]
+
+#: The disk's cover: a DISK_START × DISK_START grid of the square [−ρ, ρ]², boxes halved
+#: where the attention cannot be evaluated, at most DISK_DEPTH times (choices of work).
+DISK_START, DISK_DEPTH = 4, 7
+#: The circle: ARCS arcs, each halved at most ARC_DEPTH times.
+ARCS, ARC_DEPTH = 32, 6
+#: Largest number of guard bits taken from a record's hint (more only costs time).
+MAX_GUARD = 1024
+
+
+def _pi() -> tuple[Fraction, Fraction]:
+    """Rationals π_lo ≤ π ≤ π_hi (mpmath's directed rounding)."""
+    def q(x: tuple) -> Fraction:
+        sign, man, exp, _ = x
+        v = Fraction(man) * Fraction(2) ** exp
+        return -v if sign else v
+    return q(L.mpf_pi(80, L.round_floor)), q(L.mpf_pi(80, L.round_ceiling))
+
+
+class _Poly:
+    """p(σ) = Σ_k p̂_k (σ/h)^k with balls ``Phat`` (K + 1, n, d) containing p̂_k = h^k p_k;
+    :meth:`at` encloses p, p′ and the token differences p_j − p_l on a complex box of s."""
+
+    def __init__(self, Phat: FB, h: Fraction) -> None:
+        K1, n, d = Phat.shape
+        self.K, self.n, self.d = K1 - 1, n, d
+        self.P = Phat.reshape(K1, n * d)
+        ks = np.arange(1, K1, dtype=np.float64).reshape(-1, 1)
+        self.dP = self.P[1:] * FB(ks)  # (k + 1)·p̂_{k+1}: exact small integers
+        Q = Phat.reshape(K1, 1, n, d) - Phat.reshape(K1, n, 1, d)  # Q[k, l, j] ∋ p̂_kj − p̂_kl
+        self.Q = Q.reshape(K1, n * n * d)
+        self.inv_h = fconst(1 / h)
+
+    def at(self, s: FC) -> tuple[FC, FC, FC]:
+        """Enclosures of p(σ), p′(σ) (B, n, d) and of p_j(σ) − p_l(σ) at [b, l, j]
+        (B, n, n, d, zero where j = l) for every σ = h·s, s in the boxes s (B,)."""
+        K, n, d = self.K, self.n, self.d
+        B = s.shape[0]
+        re, im = np.zeros((B, K + 1)), np.zeros((B, K + 1))
+        rr, ri = np.zeros((B, K + 1)), np.zeros((B, K + 1))
+        w = FC(FB(np.ones(B)), FB(np.zeros(B)))
+        for k in range(K + 1):  # s^k ∋ σ^k/h^k for every point of the box
+            re[:, k], rr[:, k], im[:, k], ri[:, k] = w.re.m, w.re.r, w.im.m, w.im.r
+            if k < K:
+                w = w * s
+        pw = FC(FB(re, rr), FB(im, ri))
+        Z = ccontract(np.matmul, pw, self.P, K + 1).reshape(B, n, d)
+        dZ = ccontract(np.matmul, pw[:, :K], self.dP, K) * self.inv_h
+        D = ccontract(np.matmul, pw, self.Q, K + 1).reshape(B, n, n, d)
+        k = np.arange(n)
+        for part in (D.re, D.im):  # a token minus itself is exactly 0
+            part.m = part.m.copy()
+            part.r = np.array(part.r)
+            part.m[:, k, k] = 0.0
+            part.r[:, k, k] = 0.0
+        return Z, dZ.reshape(B, n, d), D
+
+
+def _finite(x: FC) -> bool:
+    return bool(np.all(np.isfinite(x.re.m)) and np.all(np.isfinite(x.re.r))
+                and np.all(np.isfinite(x.im.m)) and np.all(np.isfinite(x.im.r)))
+
+
+def _row_sums_nonzero(field: Field, Z: FC, c: FC, D: FC) -> np.ndarray:
+    """For each box b: True if, for every row i, the enclosure of
+    Σ_k exp(c·z_iᵀB(z_k − z_l)) excludes 0 for every point of the box (Z (B, n, d),
+    differences D (B, n, n, d), score factors c (B,)). l is a column of largest real score
+    at the box's midpoint, a choice: any l gives e^{−s_il}·Σ_k e^{s_ik}."""
+    d = field.d
+    G = ccontract(np.matmul, Z, field.Bf, d)  # rows z_iᵀB, (B, n, d)
+    mid = G.re.m @ Z.re.m.transpose(0, 2, 1) - G.im.m @ Z.im.m.transpose(0, 2, 1)
+    lead = np.argmax(np.nan_to_num(mid, nan=-np.inf), axis=2)  # (B, n)
+    b = np.arange(Z.shape[0]).reshape(-1, 1)
+    Dl = D[b, lead]  # (B, n, n, d): Dl[b, i, k] ∋ z_k − z_{l_i}
+    U = ccontract(lambda g, x: np.einsum("bia,bika->bik", g, x), G, Dl, d) * \
+        c.reshape(-1, 1, 1)
+    with np.errstate(all="ignore"):
+        try:
+            s = U.exp().sum(axis=2)
+        except BallError:
+            return np.zeros(Z.shape[0], dtype=bool)
+    ok = (s.re.lo() > 0) | (s.re.hi() < 0) | (s.im.lo() > 0) | (s.im.hi() < 0)  # NaN: no
+    return np.all(ok, axis=1)
+
+
+def _disk(field: Field, poly: _Poly, t0: Fraction, h: Fraction, rho: Fraction,
+          where: str) -> int:
+    """Item 3 of Lemma I10: every softmax row sum is non-zero on a cover of |σ| ≤ ρ by
+    complex boxes (a grid of the square, failed boxes quartered, level by level). Returns
+    the number of boxes evaluated; raises :class:`CheckFailure`."""
+    side = 2 * rho / DISK_START
+    level = [(-rho + a * side, -rho + (a + 1) * side, -rho + b * side, -rho + (b + 1) * side)
+             for a in range(DISK_START) for b in range(DISK_START)]
+    count = 0
+    for depth in range(DISK_DEPTH + 1):
+        live = []
+        for x0, x1, y0, y1 in level:
+            dx = Fraction(0) if x0 <= 0 <= x1 else min(abs(x0), abs(x1))
+            dy = Fraction(0) if y0 <= 0 <= y1 else min(abs(y0), abs(y1))
+            if dx * dx + dy * dy <= rho * rho:  # exact: else the box misses the disk
+                live.append((x0, x1, y0, y1))
+        if not live:
+            return count
+        count += len(live)
+        s = FC(finterval([(x0 / h, x1 / h) for x0, x1, _, _ in live]),
+               finterval([(y0 / h, y1 / h) for _, _, y0, y1 in live]))
+        t = FC(finterval([(t0 + x0, t0 + x1) for x0, x1, _, _ in live]),
+               finterval([(y0, y1) for _, _, y0, y1 in live]))
+        Z, _, D = poly.at(s)
+        ok = _row_sums_nonzero(field, Z, field.score_factor(t), D)
+        level = []
+        for box, good in zip(live, ok):
+            if good:
+                continue
+            x0, x1, y0, y1 = box
+            if depth == DISK_DEPTH:
+                raise CheckFailure(where + ".rho", "a disk |σ| ≤ rho on which every softmax "
+                                   "row sum is proved non-zero (Lemma C20)",
+                                   f"a box [{float(x0):.3g}, {float(x1):.3g}] + "
+                                   f"i[{float(y0):.3g}, {float(y1):.3g}] that fails at "
+                                   f"depth {DISK_DEPTH}")
+            xm, ym = (x0 + x1) / 2, (y0 + y1) / 2
+            level += [(x0, xm, y0, ym), (xm, x1, y0, ym), (x0, xm, ym, y1), (xm, x1, ym, y1)]
+    return count
+
+
+def _circle(field: Field, poly: _Poly, t0: Fraction, h: Fraction, rho: Fraction,
+            where: str) -> np.ndarray:
+    """Item 4 of Lemma I10: floats M_i ≥ sup_{|σ|=ρ} |p_i′(σ) − F_i(p(σ), t0 + σ)| from arc
+    boxes (an arc whose evaluation fails is halved, level by level)."""
+    N = poly.n * poly.d
+    pi_lo, pi_hi = _pi()
+    r_s, r_t, t0f = fconst(rho / h), fconst(rho), fconst(t0)
+    M = np.zeros(N)
+    level = [(Fraction(j, ARCS), Fraction(j + 1, ARCS)) for j in range(ARCS)]
+    for depth in range(ARC_DEPTH + 1):
+        if not level:
+            return M
+        theta = from_ends(np.array([lower(2 * pi_lo * a) for a, _ in level]),
+                          np.array([upper(2 * pi_hi * b) for _, b in level]))
+        cos, sin = theta.cos_sin()  # ⊇ {e^{iθ} : θ ∈ [2πa, 2πb]}
+        Z, dZ, D = poly.at(FC(cos * r_s, sin * r_s))
+        cfac = field.score_factor(FC(t0f + cos * r_t, sin * r_t))
+        failed = []
+        for b, arc in enumerate(level):
+            try:
+                F = field.velocity(Z[b], cfac if cfac.shape == () else cfac[b], D[b])
+                mag = (dZ[b] - F).reshape(N).mag()
+                ok = bool(np.all(np.isfinite(mag)))
+            except BallError:
+                ok = False
+            if ok:
+                M = np.maximum(M, mag)
+            else:
+                failed.append(arc)
+        if failed and depth == ARC_DEPTH:
+            a, b = failed[0]
+            raise CheckFailure(where + ".rho", "the defect p′ − F(p) finite on the circle "
+                               "|σ| = rho (Lemma C20)",
+                               f"an arc θ ∈ 2π[{float(a):.4g}, {float(b):.4g}] that fails "
+                               f"at depth {ARC_DEPTH}")
+        level = [half for a, b in failed for half in ((a, (a + b) / 2), ((a + b) / 2, b))]
+    return M
+
+
+def _horner_up(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Floats ≥ Σ_k a_k x^k for nonnegative floats a (K, N) and x (m, 1) (every rounded
+    operation bracketed above by the next float, Lemma C13b; all terms are ≥ 0)."""
+    acc = np.broadcast_to(a[-1], (x.shape[0], a.shape[1])).copy()
+    for k in range(a.shape[0] - 2, -1, -1):
+        acc = nx(nx(acc * x) + a[k])
+    return acc
+
+
+def _pieces(field: Field, Phat: FB, a_hat: np.ndarray, M: np.ndarray, t0: Fraction,
+            h: Fraction, rho: Fraction, m: int, R: Fraction, r0: float,
+            where: str) -> tuple[Fraction, FB]:
+    """Items 5–8 of Lemma I10: (e_m as an exact rational, S = S_{m−1}⋯S_0).
+
+    a_hat[k, i] ≥ (k + 1)·h^{k+1}·rad Z_{k+1,i} (so d_{k,i}τ^k = a_hat[k, i]·s^k/h). The
+    bootstrap runs in binary64 scaled by 2^−E (E = ⌊log₂ R⌋; scaling by a power of two is
+    exact), so that quantities of any precision stay far from underflow."""
+    n, d = field.n, field.d
+    N = n * d
+    K = Phat.shape[0] - 1
+    E = R.numerator.bit_length() - R.denominator.bit_length()
+    two_E = Fraction(2) ** E
+    R_lo = lower(R / two_E)
+    a_s = np.ldexp(a_hat, -E)  # exact (a power of two; floats ≥ 0)
+    M_s = np.ldexp(M, -E)
+    g = float(np.ldexp(np.float64(r0), -E))
+    if not g < R_lo:
+        raise CheckFailure(where + ".R", f"R > sup ‖y − c‖ over the set ({r0:.3g})", str(R))
+    inv_h = upper(1 / h)
+    w = h / m
+    w_up = upper(w)
+    s_ends = np.array([upper(Fraction(j + 1, m)) for j in range(m)]).reshape(m, 1)
+    low = nx(inv_h * _horner_up(a_s, s_ends))  # (m, N): Σ_k d_k τ_{j+1}^k, scaled
+    ring = nx(M_s + nx(inv_h * _horner_up(a_s, np.array([[upper(rho / h)]]))[0]))
+    q = np.array([upper((h * Fraction(j + 1, m) / rho) ** K) for j in range(m)]).reshape(m, 1)
+    Delta = np.max(nx(low + nx(q * ring)), axis=1)  # Δ(τ_{j+1}) (item 5), scaled
+    # the tubes p([τ_j, τ_{j+1}]) + [−R, R] (Horner on the real intervals of s)
+    s_int = finterval([(Fraction(j, m), Fraction(j + 1, m)) for j in range(m)]).reshape(m, 1, 1)
+    acc = Phat[K:K + 1] * FB(np.ones((m, 1, 1)))
+    for k in range(K - 1, -1, -1):
+        acc = acc * s_int + Phat[k:k + 1]
+    tubes = acc.widen(upper(R))
+    e, S = 0.0, None
+    eye = np.eye(N, dtype=bool)
+    for j in range(m):
+        tube = tubes[j]
+        cfac = field.score_factor(finterval([(t0 + w * j, t0 + w * (j + 1))]).reshape(()))
+        J = field.jacobian(tube, cfac)
+        off = up(np.where(eye, 0.0, J.mag()).sum(axis=1), N)
+        mu = float(np.max(nx(J.hi().diagonal() + off)))
+        if not np.isfinite(mu):
+            raise CheckFailure(where, "a finite Jacobian on every tube piece (Lemma C20)",
+                               f"a non-finite one on piece {j}")
+        grow = float(exp_bounds(np.array([nx(max(mu, 0.0) * w_up)]))[1][0])  # ≥ e^{μ⁺w}
+        e = float(nx(nx(e + nx(Delta[j] * w_up)) * grow))
+        g = float(nx(g * grow))
+        if not nx(e + g) < R_lo:  # (NaN: fails)
+            raise CheckFailure(where + ".R", "the bootstrap e_j + g_j < R on every piece "
+                               "(Lemma C20)", f"e + g = {float(e + g) * float(two_E):.3g} "
+                               f"≥ R = {float(R):.3g} on piece {j}")
+        Sj = _variational(field, tube, t0 + w * j, w, where, K=J)
+        S = Sj if S is None else bilinear(np.matmul, Sj, S, N)
+    return Fraction(e) * two_E, S
+
+
+def _high(c: np.ndarray, g: int) -> np.ndarray:
+    """Exact balls at scale P + g from balls at scale P."""
+    return np.array([Ball(b.m << g, b.r << g) for b in c.flat], dtype=object).reshape(c.shape)
+
+
+def _low(x: np.ndarray, g: int) -> np.ndarray:
+    """Balls at scale P containing balls at scale P + g (floor of the midpoint)."""
+    return np.array([Ball(b.m >> g, -((-b.r) >> g) + 1) for b in x.flat],
+                    dtype=object).reshape(x.shape)
+
+
+def check_defect_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, rec: dict,
+                      where: str) -> LohnerSet:
+    """Verify a defect step's record ``rec`` from the checker's own set S at t0 (Lemma C20)
+    and return the checker's set at t0 + h in the stored coordinates."""
+    n, d = field.n, field.d
+    N = n * d
+    try:
+        K, rho, m, R = int(rec["order"]), Fraction(rec["rho"]), int(rec["pieces"]), \
+            Fraction(rec["R"])
+        guard = min(max(int(rec["guard_bits"]), 0), MAX_GUARD)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+        raise CheckFailure(where, "a defect record (order, rho, pieces, R, guard_bits)",
+                           repr(exc)) from None
+    if not (0 < h < rho):
+        raise CheckFailure(where, "0 < h < rho", f"h = {h}, rho = {rho}")
+    if not (R > 0 and 1 <= m <= 4096 and 1 <= K):
+        raise CheckFailure(where, "R > 0, 1 ≤ pieces ≤ 4096, order ≥ 1",
+                           f"R = {R}, pieces = {m}, order = {K}")
+    out = parse_set(rec["set"], N, where + ".set")
+    rs, e0 = _coords(S)
+    # Y − c ⊇ A·hull(r, 0): the set and its centre (Lemma C4); r0 ≥ sup ‖y − c‖∞
+    Y0 = bilinear(lambda A, x: A @ x, S.binary64_A(), rs.union(FB(np.zeros(N))), N).scaled(-e0)
+    r0 = float(np.max(Y0.mag()))
+    with scaled(scale() + guard):  # the jets and their exact parts at P + guard bits
+        # Every order exact: a binary64 tail's radii (≈ 10⁻¹⁶ of the absolute-value
+        # recurrences) times (ρ/h)^k swamp the disk's boxes (seen: width 0.9 on a box of
+        # 0.002 at ρ/h = 6, K = 55). The guard bits play the same role for the exact radii.
+        jets = field.jets(_high(S.c, guard).reshape(n, d), t0, K)
+        if jets.order != K:
+            raise CheckFailure(where + ".order", str(K), str(jets.order))
+        Phat = jets.scaled(h)  # (K + 1, n, d) ∋ h^k p_k
+        k1 = len(jets.exact)
+        hp = fconst([h ** k for k in range(k1)]).reshape(-1, 1, 1)
+        rad = (from_balls(np.array([[Ball(0, b.r) for b in Zk.flat] for Zk in jets.exact],
+                                   dtype=object)).reshape(k1, n, d) * hp).mag()
+        acc, tail = centre_value(jets, h)
+        acc = _low(acc, guard)
+    rad_all = rad.reshape(k1, N) if jets.tail is None else \
+        np.concatenate([rad.reshape(k1, N), jets.tail.r.reshape(-1, N)])
+    ks = np.arange(1, K + 1, dtype=np.float64).reshape(-1, 1)
+    a_hat = nx(rad_all[1:] * ks)  # (k + 1)·h^{k+1} rad Z_{k+1}, k = 0 … K − 1
+    poly = _Poly(Phat, h)
+    _disk(field, poly, t0, h, rho, where)
+    M = _circle(field, poly, t0, h, rho, where)
+    e, Slin = _pieces(field, Phat, a_hat, M, t0, h, rho, m, R, r0, where)
+    return _lohner_check(S, rs, e0, None, h, np.ones(N), e, Slin, out, where,
+                         centre=(acc, tail))
