@@ -22,6 +22,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from certified.enclose.defect_step import DefectStepper, defect_step
 from certified.enclose.driver import Trajectory, _linear_change, enclose_trajectory
 from certified.enclose.field import AttentionField
 from certified.enclose.lohner_set import LohnerSet
@@ -283,8 +284,9 @@ class SimulateResult(_Summarized):
 
         The validated step that covers t is repeated from its start set with the step
         size t − t₀ (a step of at most the validated size, validated again); if that
-        validation fails, the step's a-priori box (Lemma I6), which contains the solution
-        over the whole step, is returned instead. A float t is read as its exact binary
+        validation fails, the step's a-priori box (Lemma I6; for a defect step, Lemma
+        I10, the hull of its tubes), which contains the solution over the whole step, is
+        returned instead. A float t is read as its exact binary
         value.
         """
         tq = to_fraction(t, "t")
@@ -318,13 +320,30 @@ def _dense(traj: Trajectory, t: Fraction, variable: str) -> tuple[np.ndarray, np
         elif t == step.t0:
             S = step.input_set
         else:
+            tol = Fraction(1, 2 ** (traj.bits - traj.order // 2))
             try:
-                res = taylor_step(field, step.input_set, step.t0, t - step.t0, step.order,
-                                  step.rho if step.rho is not None else Fraction(1, 64),
-                                  Fraction(1, 2 ** (traj.bits - traj.order // 2)))
-                if res.h != t - step.t0:
-                    raise ValidationError("the repeated step was shortened", t=step.t0)
-                S = res.output_set
+                if getattr(step, "method", "picard") == "defect":
+                    # Lemma I10 again from the step's start with h_max = t − t0; where it
+                    # chooses a shorter h, more such steps (at most 8) up to t. The step's
+                    # own guard bits, and twice its error bound as tolerance.
+                    S, cur, stepper = step.input_set, step.t0, \
+                        DefectStepper(jet_guard_bits=step.guard_bits)
+                    for _ in range(8):
+                        if cur == t:
+                            break
+                        res = defect_step(field, S, cur, t - cur, step.order,
+                                          2 * step.error + tol, stepper)
+                        S, cur = res.output_set, cur + res.h
+                    if cur != t:
+                        raise ValidationError("dense output needed more than 8 steps", t=cur)
+                else:
+                    res = taylor_step(field, step.input_set, step.t0, t - step.t0,
+                                      step.order,
+                                      step.rho if step.rho is not None else Fraction(1, 64),
+                                      tol)
+                    if res.h != t - step.t0:
+                        raise ValidationError("the repeated step was shortened", t=step.t0)
+                    S = res.output_set
             except ValidationError:
                 box = np.asarray(step.apriori).reshape(n, d)
                 lo, hi = _bounds_arrays(bk, [box])

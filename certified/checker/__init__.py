@@ -315,6 +315,9 @@ def _check_hypotheses(ctx: _Ctx, code: str | None) -> None:
                            f"{ctx.obj['theorem']} proved exactly by the checker)", "false")
 
 
+#: the theorems a `verify` certificate may be about (its verdict is for one of them)
+THEOREMS = ("2.1", "3.1", "4.2", "5.2", "8.5")
+
 #: the audit lemmas' titles (compared verbatim)
 AUDIT_LEMMAS = {"S0": "S0 (stationary configuration, proofs_notes/audits.md)",
                 "S1": "S1 (symmetric pair, proofs_notes/audits.md)",
@@ -388,6 +391,10 @@ def _check_replayed(ctx: _Ctx, code: str | None) -> str:
     """A tail lemma (or none) on top of replayed steps: the lemma's rule first (cheap),
     then every step in the checker's own arithmetic, the lemma's boxes at T last."""
     _continuous(ctx)
+    if str(ctx.obj.get("theorem")) not in THEOREMS:  # what the verdict is about
+        raise CheckFailure("theorem", "one of " + ", ".join(THEOREMS) + " (a theorem whose "
+                           "conclusion the replayed steps and lemma are about)",
+                           repr(ctx.obj.get("theorem")))
     if code not in LEMMAS:
         raise CheckFailure("tail_lemma.lemma", "T4, T6, T7, T8 or T9",
                            repr(ctx.lemma.get("lemma")))

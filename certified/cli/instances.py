@@ -56,10 +56,10 @@ _FORMAT = click.option("--format", "fmt", type=click.Choice(["summary", "json"])
               help="Report x (original) or z = e^{-tV} x (rescaled).")
 @click.option("--backend", type=click.Choice(["flint", "mpmath"]), default="flint",
               show_default=True)
-@click.option("--step", type=click.Choice(["picard", "defect"]), default="picard",
-              show_default=True, help="The validated step: picard (Lemma I6; the checker "
-              "replays it) or defect (Lemma I10: longer steps, I6 as fallback; not "
-              "replayable by the checker yet).")
+@click.option("--step", type=click.Choice(["defect", "picard"]), default="defect",
+              show_default=True, help="The validated step: defect (Lemma I10: long steps "
+              "set by analyticity, with picard as the fallback) or picard (Lemma I6 only: "
+              "short steps). The checker replays both.")
 @click.option("--max-bits", type=int, default=None,
               help="Cap of the automatic precision escalation (default 4 × the start).")
 @click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),
@@ -135,10 +135,10 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
 @click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),
               default=None, help="Outer wall-clock cap (default: none). Reaching it gives "
               "undecided with reason 'wall-clock cap', never another result.")
-@click.option("--step", type=click.Choice(["picard", "defect"]), default="picard",
-              show_default=True, help="The validated step: picard (Lemma I6; the checker "
-              "replays it) or defect (Lemma I10: longer steps, I6 as fallback; not "
-              "replayable by the checker yet).")
+@click.option("--step", type=click.Choice(["defect", "picard"]), default="defect",
+              show_default=True, help="The validated step: defect (Lemma I10: long steps "
+              "set by analyticity, with picard as the fallback) or picard (Lemma I6 only: "
+              "short steps). The checker replays both.")
 @click.option("--backend", type=click.Choice(["flint", "mpmath"]), default="flint",
               show_default=True)
 @click.option("--out", callback=_out_path, default=None,

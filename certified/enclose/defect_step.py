@@ -1,6 +1,6 @@
 """A validated step without a complex Picard contraction: the defect step (Lemma I10).
 
-Candidate A of ``shared/notes/step-size-ceiling.md``, proved in
+Candidate A of the step-size study (defect on a circle), proved in
 ``proofs_notes/integrator.md``, Lemma I10. From the exact centre c of the set at t0:
 
 1. point jets Z_0 … Z_K at c (Lemma I2); p(τ) = Σ_k mid(Z_k) τ^k, an exact polynomial;

@@ -1,6 +1,6 @@
 """Instances: exact (V, Q, K, X0, time mode), their JSON format and validation.
 
-The JSON format is ``certified/instance`` version 1 of ``shared/spec/interface.md``::
+The JSON format is ``certified/instance`` version 1 (docs: the CLI and JSON reference)::
 
     {"format": "certified/instance", "version": 1, "name": "optional label",
      "V": [["1","0"],["0","1"]], "Q": ..., "K": ..., "X0": [["1","1/10"],["1","-1/10"]],

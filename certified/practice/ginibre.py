@@ -33,7 +33,7 @@ __all__ = ["DEFAULT_DIMS", "DimCensus", "sample", "classify_range", "census", "w
 DEFAULT_DIMS = (2, 4, 8, 16, 32, 64, 128)
 #: z for a two-sided 95% Wilson interval (Φ⁻¹(0.975)).
 Z95 = 1.959963984540054
-#: The paper's figure for d = 128 (shared/paper/theorems.md): about 14%.
+#: The paper's figure for d = 128: about 14%.
 PAPER_D128 = 0.14
 
 

@@ -27,7 +27,7 @@ from certified.practice.forward import forward, groups, leaders, tokenize
 __all__ = ["SIGMAS", "FFRun", "feedforward_run", "section_12_2", "layered_run",
            "LayeredRun", "plot_section_12_2", "weight_sharing_study", "plot_weight_sharing"]
 
-#: The authors' 2×2 example value matrix (shared/paper/theorems.md §4), eigenvalues
+#: The authors' 2×2 example value matrix (the paper, Section 4), eigenvalues
 #: ≈ 1.348 and −0.068: a good triple with Q = K = I.
 AUTHORS_V2 = np.array([[0.64709742, 0.81911926], [0.61210449, 0.63263484]])
 
@@ -67,7 +67,7 @@ def feedforward_run(V: np.ndarray, W: np.ndarray, sigma: str, X0: np.ndarray, T:
     """RK4 for the feed-forward variant (approximate), in one of two readings.
 
     ``form="z"``: ż_i = W σ(V Σ_j P_ij (z_j − z_i)) as written in
-    ``shared/paper/theorems.md``, P from the scores of x = e^{tV}z. ``form="x"``:
+    the paper, P from the scores of x = e^{tV}z. ``form="x"``:
     ẋ_i = W σ(V Σ_j P_ij x_j) (σ applied to the attention output, as in a transformer
     layer), reported as z = $e^{-tV}x$. Without σ and W both are the same dynamics.
 

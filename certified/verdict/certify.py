@@ -146,7 +146,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
             backend: str = "flint", check_every: Fraction = Fraction(1, 8),
             max_bits: int | None = None, refine_t: Fraction | int | str = 1,
             progress: bool = False, precision: Precision | None = None,
-            step: str = "picard") -> Verification:
+            step: str = "defect") -> Verification:
     """Certify or refute a theorem's limit statement on ``instance``.
 
     Parameters
@@ -166,10 +166,11 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
         Try the tail lemma whenever t has advanced by this much.
     max_bits : int, optional
         Precision cap for the integrator's escalation.
-    step : {"picard", "defect"}
+    step : {"defect", "picard"}
         The integrator's validated step (see
-        :func:`~certified.enclose.driver.enclose_trajectory`); "defect" runs are not
-        replayable by the independent checker yet.
+        :func:`~certified.enclose.driver.enclose_trajectory`): "defect" (Lemma I10, the
+        default, with Lemma I6 as the fallback) or "picard" (Lemma I6 only). The checker
+        replays both.
     precision : Precision, optional
         The run's precision, built once by the caller (then ``digits`` and ``max_bits``
         are ignored).

@@ -57,6 +57,11 @@ INFORMATIONAL = {
     "integration.replay.records[].velocity": "the a-priori form's velocity (a method hint)",
     "integration.replay.records[].set.A": "the set's basis: another basis with the same r "
                                           "may be another true enclosure",
+    # A defect step's search data (Lemma C20): any value whose consequences the replay
+    # verifies is valid; an edit fails at its step or is another valid search result.
+    "integration.replay.records[].pieces": "the defect step's number of pieces",
+    "integration.replay.records[].R": "the defect step's tube half-width",
+    "integration.replay.records[].guard_bits": "the checker's extra bits for the jets (a hint)",
 }
 
 #: (certificate, path): single-field edits of these can only make another true claim

@@ -5,7 +5,6 @@ rejection, and planted bugs that these tests must catch. Deterministic budgets o
 from __future__ import annotations
 
 from fractions import Fraction
-from fractions import Fraction as F
 
 import mpmath
 import pytest
@@ -78,9 +77,12 @@ def test_defect_run_contains_odefun_and_is_narrow(reference):
     assert float(bk.max_rad(box)) < 1e-25
 
 
-def test_default_is_unchanged():
+def test_default_is_the_defect_step_and_picard_a_switch():
     tr = enclose_trajectory(_inst(), Fraction(1, 16), digits=20)
-    assert all(getattr(s, "method", "picard") == "picard" for s in tr.steps)
+    assert [getattr(s, "method", "picard") for s in tr.steps] == ["defect"]
+    tr = enclose_trajectory(_inst(), Fraction(1, 16), digits=20, step="picard")
+    assert len(tr.steps) > 1 and all(getattr(s, "method", "picard") == "picard"
+                                     for s in tr.steps)
 
 
 def test_forward_backward_in_x():
@@ -174,20 +176,19 @@ def test_step_switch_is_validated():
         enclose_trajectory(_inst(), 1, step="bogus")
 
 
-def test_certify_switch_and_certificate_says_not_replayable():
-    """certify(step="defect") integrates with Lemma I10; its certificate must not claim a
-    replay the checker cannot do. Budget: T ≤ 2, 20 digits (deterministic)."""
+def test_certify_default_records_defect_steps_for_the_checker():
+    """certify integrates with Lemma I10 by default; its certificate records each defect
+    step's search data (no a-priori box) and the checker replays it (Lemma C20).
+    Budget: T ≤ 2, 20 digits (deterministic)."""
+    from certified.checker import check_certificate
     from certified.verdict.certificate import to_certificate
     from certified.verdict.certify import certify
     inst = Instance.create(V=EYE, Q=EYE, K=EYE,
                            X0=[[Fraction(1), Fraction(0)], [Fraction(-1), Fraction(1, 2)],
                                [Fraction(1, 2), Fraction(-1)]])
-    v = certify(inst, "3.1", step="defect", digits=20, t_max=2, max_seconds=None)
-    steps = v.trajectory.steps
-    assert any(getattr(s, "method", "picard") == "defect" for s in steps)
+    v = certify(inst, "3.1", digits=20, t_max=2, max_seconds=None, refine_t=0)
     cert = to_certificate(v)
-    assert cert["integration"]["replay"] is None
-    assert "not replayable" in cert["integration"]["replay_note"]
-    # and the default is untouched afterwards (the switch is an argument of the call)
-    v2 = certify(inst, "3.1", digits=20, t_max=F(1, 4), max_seconds=None)
-    assert all(getattr(s, "method", "picard") == "picard" for s in v2.trajectory.steps)
+    recs = cert["integration"]["replay"]["records"]
+    assert recs and all(r["method"] == "defect" and "apriori" not in r for r in recs)
+    rep = check_certificate(cert)
+    assert rep.valid and rep.steps_checked == len(recs), rep.message

@@ -248,8 +248,8 @@ def test_until_predicate_stops_at_first_validated_time():
     assert tr.times[-1] == tr.certified_until
     lo, hi = tr.backend.bounds(tr.tokens[-1][0, 1])
     assert hi < F(45, 100)
-    # the step before did not satisfy it: the stop is the first validated time
-    prev = tr.steps[-2].output_set.box(tr.backend)
+    # the state before did not satisfy it: the stop is the first validated time
+    prev = tr.steps[-1].input_set.box(tr.backend)
     with tr.backend.workprec(tr.bits):
         assert tr.backend.bounds(prev[1])[1] >= F(45, 100)
 

@@ -1,0 +1,124 @@
+"""The checker's replay of defect steps (Lemma I10; the checker's Lemma C20): a valid
+certificate checks valid, every search datum of a record is used and an edit that breaks
+its consequence is rejected at its step, mixed runs (defect steps and the Picard fallback)
+chain, and a producer with a planted bug is caught by the checker."""
+
+from __future__ import annotations
+
+import copy
+from fractions import Fraction as F
+
+import pytest
+
+from certified.checker import check_certificate, digest
+from certified.checker.errors import Malformed
+from tests.checker.producer import Instance, certify, to_certificate
+
+#: d = 1, tokens −2, 1, 2 (two clusters): a few defect steps to Lemma T4's T at 8 digits
+LINE = dict(V=[[1]], Q=[[1]], K=[[1]], X0=[[-2], [1], [2]])
+
+
+def _cert(**kw) -> dict:
+    v = certify(Instance.create(**LINE), "2.1", digits=8, max_seconds=None, refine_t=0, **kw)
+    assert v.verdict == "certified"
+    import json
+    return json.loads(json.dumps(to_certificate(v)))
+
+
+@pytest.fixture(scope="module")
+def cert() -> dict:
+    return _cert()
+
+
+def _redigest(c: dict) -> dict:
+    c["digest"] = digest(c)
+    return c
+
+
+def _failure(c: dict) -> str:
+    try:
+        rep = check_certificate(c)
+    except Malformed as exc:  # the schema's rejection comes as an exception
+        return f"schema: {exc}"
+    assert not rep.valid, "an edited certificate checked valid"
+    return rep.message
+
+
+def test_defect_certificate_checks_valid(cert):
+    recs = cert["integration"]["replay"]["records"]
+    assert recs and all(r.get("method") == "defect" for r in recs)
+    rep = check_certificate(copy.deepcopy(cert))
+    assert rep.valid and rep.steps_checked == len(recs), rep.message
+
+
+def test_shrunk_set_at_a_defect_step_rejected(cert):
+    c = copy.deepcopy(cert)
+    k = len(c["integration"]["replay"]["records"]) - 1
+    r = c["integration"]["replay"]["records"][k]["set"]["r"]
+    lo, hi = F(r[0][0]), F(r[0][1])
+    r[0] = [str((lo + hi) / 2 - (hi - lo) / 100), str((lo + hi) / 2 + (hi - lo) / 100)]
+    assert _failure(_redigest(c)).startswith(f"integration.replay[{k}].set.r[0]")
+
+
+@pytest.mark.parametrize("field,value,where", [
+    ("rho", "1/1000000", "integration.replay[0]"),          # ρ ≤ h: the lemma needs h < ρ
+    ("R", "1/10**60", "integration.replay[0].R"),             # below the set's spread
+    ("R", "-1", "integration.replay[0]"),
+    ("pieces", 0, "schema"),
+    ("order", 2, "integration.replay[0]"),                  # order 2: the defect is huge
+])
+def test_search_data_edits_rejected_at_their_step(cert, field, value, where):
+    c = copy.deepcopy(cert)
+    rec = c["integration"]["replay"]["records"][0]
+    rec[field] = value if field != "R" or value != "1/10**60" else str(F(1, 10 ** 60))
+    assert _failure(_redigest(c)).startswith(where)
+
+
+def test_defect_record_with_a_picard_field_is_malformed(cert):
+    c = copy.deepcopy(cert)
+    c["integration"]["replay"]["records"][0]["apriori"] = []
+    assert "schema" in _failure(_redigest(c))
+    c = copy.deepcopy(cert)
+    c["integration"]["replay"]["records"][0]["method"] = "picard"
+    assert "schema" in _failure(_redigest(c))
+
+
+def test_mixed_defect_and_picard_steps_chain(monkeypatch):
+    """Every second defect step rejected: the Picard fallback takes those; the replay
+    checks both kinds in one chain."""
+    from certified.enclose import defect_step as ds
+
+    calls = {"n": 0}
+    real = ds.DefectStepper.__call__
+
+    def every_other(self, *a, **k):
+        calls["n"] += 1
+        if calls["n"] % 2 == 0:
+            raise ds.DefectRejected("planted rejection", t=None, h=None, box=None)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(ds.DefectStepper, "__call__", every_other)
+    c = _cert()
+    kinds = {r.get("method", "picard") for r in c["integration"]["replay"]["records"]}
+    assert kinds == {"defect", "picard"}
+    rep = check_certificate(c)
+    assert rep.valid, rep.message
+
+
+def test_planted_bug_in_the_producer_is_caught_by_the_checker(monkeypatch):
+    """The defect step's centre value p(h) off by 2⁻⁴⁰ (an evaluation slip far below the
+    tokens' size, far above the sets' radii): the stored sets miss the solution, and the
+    checker, which evaluates its own p(h), rejects the certificate at the first step.
+    (Dropping the error bound E is not such a bug here: at 8 digits E is below the
+    rounding radii, and the stored sets stay true.)"""
+    from certified.enclose import defect_step as ds
+
+    real = ds._lohner_update
+
+    def shifted(bk, S, T, S_tot, extra):
+        return real(bk, S, T + bk.const(F(1, 2 ** 40)), S_tot, extra)  # the planted bug
+
+    monkeypatch.setattr(ds, "_lohner_update", shifted)
+    c = _cert()
+    assert all(r.get("method") == "defect" for r in c["integration"]["replay"]["records"])
+    assert _failure(c).startswith("integration.replay[0].set.r")
