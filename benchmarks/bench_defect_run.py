@@ -1,12 +1,15 @@
-"""Issue 24, item 4: whole runs with the defect step (Lemma I10), I6 as fallback.
+"""Whole runs with the defect step (Lemma I10, the default; Lemma I6 as its fallback)
+against the Picard step alone (``step="picard"``), and against ``mpmath.odefun``.
 
-(8, 3) of bench_integrator.py (V = Q = K = I, default_rng(0), [-1, 1]^3), T = 3, 30 digits:
-steps (defect / fallback), seconds, final radius, and in the same process mpmath.odefun
-(not rigorous) at the same digits to the same T, its values checked inside the enclosure.
+(8, 3) of bench_integrator.py (V = Q = K = I, default_rng(0), [-1, 1]^3), T = 3, 30 digits,
+in one process: steps (defect / fallback), seconds and final radius of each step method,
+and mpmath.odefun (not rigorous) at the same digits to the same T, its values checked
+inside the enclosure. ``--markdown`` prints the table with its header.
 ``--n20``: (20, 2), V = Q = K = I, default_rng(0) tokens uniform in [-5, 5]^2 (rounded to
 1/1000), to T = 4.6 within ``--budget`` seconds: steps and how far it got.
 
-Run: ``python benchmarks/bench_defect_run.py [--T 3] [--no-odefun] [--n20 --budget 2400]``
+Run: ``python benchmarks/bench_defect_run.py [--T 3] [--no-odefun] [--no-picard] [--markdown]
+[--n20 --budget 2400]``
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--T", default="3")
     ap.add_argument("--no-odefun", action="store_true")
+    ap.add_argument("--no-picard", action="store_true")
+    ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--n20", action="store_true")
     ap.add_argument("--budget", type=float, default=2400.0)
     args = ap.parse_args()
@@ -64,30 +69,48 @@ def main() -> None:
         return
     inst = instance(8, 3)
     T = Fraction(args.T)
-    t0 = time.perf_counter()
-    tr = enclose_trajectory(inst, T, digits=30, step="defect", max_bits=None)
-    wall = time.perf_counter() - t0
-    print(f"(8, 3) V = I, T = {T}, 30 digits, step='defect':")
-    box = report(tr, wall)
-    for s in tr.steps:
-        print(f"   t0 {float(s.t0):.4f} h {float(s.h):.5f} {getattr(s, 'method', 'picard')} "
-              f"rho {float(s.rho):.3f} pieces {getattr(s, 'pieces', '-')}")
-    if args.no_odefun:
-        return
-    y, w_ode = odefun_values(inst, T, 30)
-    bk = tr.backend
-    inside = True
-    worst = 0.0
-    for v, yv in zip(box.reshape(-1), y):
-        lo, hi = bk.bounds(v)
-        with mpmath.workdps(60):
-            lo_m, hi_m = mpmath.mpf(lo.numerator) / lo.denominator, \
-                mpmath.mpf(hi.numerator) / hi.denominator
-            inside &= bool(lo_m - mpmath.mpf(10) ** -28 <= yv <= hi_m + mpmath.mpf(10) ** -28)
-            worst = max(worst, float(abs(yv - (lo_m + hi_m) / 2)))
-    print(f"mpmath.odefun (not rigorous), 30 digits, T = {T}: {w_ode:.1f} s; ratio "
-          f"odefun/certified {w_ode / wall:.2f}x; max |odefun − midpoint| {worst:.1e}; "
-          f"odefun within enclosure ± 1e-28: {inside}", flush=True)
+    rows = []
+    runs = {}
+    for step in ("defect",) + (() if args.no_picard else ("picard",)):
+        t0 = time.perf_counter()
+        tr = enclose_trajectory(inst, T, digits=30, step=step, max_bits=None)
+        wall = time.perf_counter() - t0
+        print(f"(8, 3) V = I, T = {T}, 30 digits, step={step!r}:")
+        box = report(tr, wall)
+        m = [getattr(s, "method", "picard") for s in tr.steps]
+        rad = float(tr.backend.max_rad(box))
+        runs[step] = (tr, wall, box)
+        rows.append(f"| {step} | {float(tr.certified_until):g} | {len(m)} | "
+                    f"{m.count('defect')} / {m.count('picard')} | {wall:.1f} | {rad:.1e} |")
+    tr, wall, box = runs["defect"]
+    if "picard" in runs:
+        rows.append(f"| picard / defect | | | | **{runs['picard'][1] / wall:.1f}×** | |")
+    if not args.no_odefun:
+        y, w_ode = odefun_values(inst, T, 30)
+        bk = tr.backend
+        inside = True
+        worst = 0.0
+        for v, yv in zip(box.reshape(-1), y):
+            lo, hi = bk.bounds(v)
+            with mpmath.workdps(60):
+                lo_m, hi_m = mpmath.mpf(lo.numerator) / lo.denominator, \
+                    mpmath.mpf(hi.numerator) / hi.denominator
+                inside &= bool(lo_m - mpmath.mpf(10) ** -28 <= yv <= hi_m + mpmath.mpf(10) ** -28)
+                worst = max(worst, float(abs(yv - (lo_m + hi_m) / 2)))
+        print(f"mpmath.odefun (not rigorous), 30 digits, T = {T}: {w_ode:.1f} s; ratio "
+              f"odefun/certified {w_ode / wall:.2f}x; max |odefun − midpoint| {worst:.1e}; "
+              f"odefun within enclosure ± 1e-28: {inside}", flush=True)
+        rows.append(f"| `mpmath.odefun` (not rigorous) | {float(T):g} | | | {w_ode:.1f} | "
+                    f"off by {worst:.1e} |")
+        rows.append(f"| odefun / defect | | | | **{w_ode / wall:.1f}×** | |")
+    if args.markdown:
+        from mdheader import header
+        print(header())
+        print(f"(8, 3), V = Q = K = I, tokens of bench_integrator (seed 0), T = {T}, 30 digits, "
+              "one process.\n")
+        print("| step | certified until | steps | defect / Picard | wall (s) | max radius |\n"
+              "|---|---|---:|---|---:|---|")
+        print("\n".join(rows))
 
 
 if __name__ == "__main__":

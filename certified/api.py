@@ -181,7 +181,7 @@ def summary_lines(cert: Mapping[str, Any]) -> str:
 
 def verify(instance: Instance | str | Path | Mapping[str, Any], theorem: str = "auto", *,
            digits: int = 30, t_max: Fraction | int | str = 8,
-           refine_t: Fraction | int | str = 1, max_seconds: float | None = None,
+           refine_t: Fraction | int | str = 3, max_seconds: float | None = None,
            backend: str = "flint", progress: bool = False) -> VerifyResult:
     """Certify or refute a theorem's limit statement on ``instance``.
 

@@ -129,7 +129,7 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
               help="Working precision of the integration (decimal digits, at most 10,000).")
 @click.option("--t-max", "t_max", default="8", show_default=True,
               help="Latest time at which a tail lemma is tried (a deterministic budget).")
-@click.option("--refine-t", "refine_t", default="1", show_default=True,
+@click.option("--refine-t", "refine_t", default="3", show_default=True,
               help="After the first verdict at T, integrate at most to T + this to tighten "
               "the limits to the requested digits (0: stop at the first verdict).")
 @click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),

@@ -144,7 +144,7 @@ def _auto_theorem(inst: Instance, report: Any) -> str:
 def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
             t_max: Fraction | int | str = 8, max_seconds: float | None = None,
             backend: str = "flint", check_every: Fraction = Fraction(1, 8),
-            max_bits: int | None = None, refine_t: Fraction | int | str = 1,
+            max_bits: int | None = None, refine_t: Fraction | int | str = 3,
             progress: bool = False, precision: Precision | None = None,
             step: str = "defect") -> Verification:
     """Certify or refute a theorem's limit statement on ``instance``.
