@@ -122,3 +122,27 @@ def test_planted_bug_in_the_producer_is_caught_by_the_checker(monkeypatch):
     c = _cert()
     assert all(r.get("method") == "defect" for r in c["integration"]["replay"]["records"])
     assert _failure(c).startswith("integration.replay[0].set.r")
+
+
+def test_a_too_coarse_circle_is_checked_again_with_more_arcs(cert, monkeypatch):
+    """A first circle bound M too coarse for the stored sets (here: inflated 10⁹-fold on
+    the first attempt) fails the step; it is checked again with 4 × ARCS arcs and passes
+    (Lemma C20, item 3). Inflated on every attempt, the certificate is rejected."""
+    from certified.checker import defect
+
+    real = defect._circle
+    calls = []
+
+    def coarse_first(field, poly, t0, h, rho, where, arcs=defect.ARCS):
+        calls.append(arcs)
+        M = real(field, poly, t0, h, rho, where, arcs)
+        return M * 1e9 if arcs == defect.ARCS else M
+
+    monkeypatch.setattr(defect, "_circle", coarse_first)
+    rep = check_certificate(copy.deepcopy(cert))
+    assert rep.valid, rep.message
+    assert calls.count(4 * defect.ARCS) == len(cert["integration"]["replay"]["records"])
+
+    monkeypatch.setattr(defect, "_circle",
+                        lambda *a, **k: real(*a, **k) * 1e9)  # coarse on every attempt
+    assert _failure(copy.deepcopy(cert)).startswith("integration.replay[0]")
