@@ -180,7 +180,8 @@ def _circle(field: Field, poly: _Poly, t0: Fraction, h: Fraction, rho: Fraction,
         failed = []
         for b, arc in enumerate(level):
             try:
-                F = field.velocity(Z[b], cfac if cfac.shape == () else cfac[b], D[b])
+                F = field.velocity(Z[b], cfac if cfac.shape == () else cfac[b], D[b],
+                                   tight=False)  # one divisor per row (C2)
                 mag = (dZ[b] - F).reshape(N).mag()
                 ok = bool(np.all(np.isfinite(mag)))
             except BallError:

@@ -112,7 +112,7 @@ class Field:
             return FB(1.0)
         return (t * self.two_lamf).exp()
 
-    def attention(self, Z, c, D):
+    def attention(self, Z, c, D, tight: bool = True):
         """P over the box Z (n, d) for the score factor c, with D (n, n, d) enclosing
         D[k, j] ∋ z_j − z_k for every state meant (D[k, k] = 0; the Picard test passes the
         tighter differences of its affine candidate, Lemma C3).
@@ -121,7 +121,9 @@ class Field:
         columns near the maximum use P_ij = 1 / Σ_k exp(c·z_iᵀB(z_k − z_j)) (one reciprocal,
         no shared numerator: tight on wide and complex boxes), the others
         P_ij = e^{U_ij} / Σ_k e^{U_ik} (a tiny numerator is tight). Both are exact
-        identities, so the choice only affects widths (Lemma C2).
+        identities, so the choice only affects widths (Lemma C2). ``tight=False`` uses the
+        second form for every column but the leader's (one divisor per row: the defect
+        step's circle, where the first form's other divisors fail on wide arcs).
         """
         n, d = self.n, self.d
         G = ccontract(np.matmul, Z, self.Bf, d)  # rows z_iᵀB
@@ -131,7 +133,7 @@ class Field:
             lead = np.argmax(np.nan_to_num(_re(raw).m[:, 0, :], nan=-np.inf), axis=1)
         rows = np.arange(n)
         U = raw[rows, lead, :]  # U[i, j] ∋ c·z_iᵀB(z_j − z_lead)
-        near = (rows[None, :] == lead[:, None]) | (_re(U).m > -4)
+        near = (rows[None, :] == lead[:, None]) | ((_re(U).m > -4) if tight else False)
         ii, jj = np.nonzero(near)
         P = U.copy()
         P[ii, jj] = raw[ii, jj, :].exp().sum(axis=1).recip()  # the k = j term is e^0 = 1
@@ -143,11 +145,11 @@ class Field:
             P[fi, fj] = far[fi, fj]
         return P
 
-    def velocity(self, Z, c, D=None):
-        """F over the box Z, shape (n, d): λ Σ_j P_ij (z_j − z_i) (+ λz_i in x); ``D`` as
-        in :meth:`attention` (default: the differences of the box)."""
+    def velocity(self, Z, c, D=None, tight: bool = True):
+        """F over the box Z, shape (n, d): λ Σ_j P_ij (z_j − z_i) (+ λz_i in x); ``D`` and
+        ``tight`` as in :meth:`attention` (default D: the differences of the box)."""
         D = pairwise(Z) if D is None else D
-        P = self.attention(Z, c, D)
+        P = self.attention(Z, c, D, tight)
         drift = ccontract(lambda p, x: (p[:, :, None] * x).sum(axis=1), P, D, self.n)  # D[i, i] = 0
         if self.variable == "x":
             drift = drift + Z
