@@ -52,8 +52,8 @@ class DefectRejected(StepRejected):
 @dataclass(frozen=True)
 class DefectStepResult(StepResult):
     """A :class:`StepResult` of the defect step (Lemma I10). ``rho`` is the radius of the
-    circle; ``complex_box``/``velocity`` stay None (no Picard enclosure: not replayable
-    by the checker of ``certified/checker/`` yet)."""
+    circle; ``complex_box``/``velocity`` stay None (no Picard enclosure: the checker
+    re-derives the step from ρ, ``pieces``, ``R`` and ``guard_bits``, its Lemma C20)."""
 
     method: str = "defect"
     pieces: int = 0
