@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from certified.enclose.defect_step import DefectStepper, defect_step
+from certified.enclose.defect_step import DefectStepper, DefectStepResult, defect_step
 from certified.enclose.driver import Trajectory, _linear_change, enclose_trajectory
 from certified.enclose.field import AttentionField
 from certified.enclose.lohner_set import LohnerSet
@@ -322,7 +322,7 @@ def _dense(traj: Trajectory, t: Fraction, variable: str) -> tuple[np.ndarray, np
         else:
             tol = Fraction(1, 2 ** (traj.bits - traj.order // 2))
             try:
-                if getattr(step, "method", "picard") == "defect":
+                if isinstance(step, DefectStepResult):
                     # Lemma I10 again from the step's start with h_max = t − t0; where it
                     # chooses a shorter h, more such steps (at most 8) up to t. The step's
                     # own guard bits, and twice its error bound as tolerance.
@@ -331,9 +331,9 @@ def _dense(traj: Trajectory, t: Fraction, variable: str) -> tuple[np.ndarray, np
                     for _ in range(8):
                         if cur == t:
                             break
-                        res = defect_step(field, S, cur, t - cur, step.order,
-                                          2 * step.error + tol, stepper)
-                        S, cur = res.output_set, cur + res.h
+                        sub = defect_step(field, S, cur, t - cur, step.order,
+                                          2 * (step.error or Fraction(0)) + tol, stepper)
+                        S, cur = sub.output_set, cur + sub.h
                     if cur != t:
                         raise ValidationError("dense output needed more than 8 steps", t=cur)
                 else:
