@@ -68,14 +68,14 @@ def pairwise(Z):
 
 
 def zero_diagonal(D):
-    """D with D[k, k] = 0 exactly (a difference of a token with itself)."""
-    n = D.shape[0]
-    k = np.arange(n)
+    """D with D[..., k, k, :] = 0 exactly (a difference of a token with itself), for D of
+    shape (n, n, d) or with leading batch axes (…, n, n, d)."""
+    k = np.arange(D.shape[-2])
     for part in ((D.re, D.im) if isinstance(D, FC) else (D,)):
         part.m = part.m.copy()
         part.r = np.array(part.r)
-        part.m[k, k] = 0.0
-        part.r[k, k] = 0.0
+        part.m[..., k, k, :] = 0.0
+        part.r[..., k, k, :] = 0.0
     return D
 
 

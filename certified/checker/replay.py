@@ -26,9 +26,9 @@ from .balls import BallError
 from .defect import check_defect_step
 from .dynamics import Field, Jets, pairwise, zero_diagonal
 from .errors import CheckFailure
-from .fballs import FB, FC, fconst, finterval, from_balls, meet, nx, dn, up, upper
+from .fballs import FB, FC, bilinear, dn, fconst, finterval, from_balls, meet, nx, up, upper
 from .lohner import (TOL_FRACTION, LohnerSet, _coords, _inverse_fb, _lohner_check, _pair,
-                     _times, _variational, bilinear, initial_set, parse_interval, parse_set)
+                     _times, _variational, initial_set, parse_interval, parse_set)
 
 __all__ = ["LohnerSet", "replay_steps", "parse_interval", "check_step", "initial_set",
            "_inverse_fb", "_pair"]

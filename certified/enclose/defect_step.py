@@ -81,9 +81,9 @@ def _up(x: arb) -> Fraction:
 
 class _Poly:
     """The exact polynomial p(σ) = Σ_k p_k σ^k (n×d coefficients) and the coefficient
-    matrices of p, p′ and of the token differences p_j − p_l, evaluated on one complex
-    box by one ``acb_mat`` product with the powers of the box (each power encloses the
-    powers of every point of the box, so each product encloses every value)."""
+    matrices of p, p′ and of the token differences p_j − p_l, evaluated on complex boxes
+    by ``acb_mat`` products with the powers of the boxes (each power encloses the powers of
+    every point of its box, so each product encloses every value)."""
 
     def __init__(self, coeffs: list[np.ndarray]) -> None:
         self.K = len(coeffs) - 1
@@ -108,15 +108,6 @@ class _Poly:
                 acb_mat(K + 1, len(rows[0]), [acb(x) + 0 for row in rows for x in row])
                 for rows in (flat, der, diff))
         self._diff_cache: dict = {}
-
-    def powers(self, s: acb) -> acb_mat:
-        pw = [acb(1)]
-        for _ in range(self.K):
-            pw.append(pw[-1] * s)
-        return acb_mat(1, self.K + 1, pw)
-
-    def eval(self, s: acb) -> tuple[np.ndarray, np.ndarray, callable]:
-        return self.eval_many([s])[0]
 
     def eval_many(self, boxes: list[acb], only: list[int] | None = None
                   ) -> list[tuple[np.ndarray, np.ndarray | None, callable]]:
@@ -341,16 +332,14 @@ def _rad_bounds(bk, Z: list[np.ndarray]) -> list[list[arb]]:
 def _mu_and_norm(K: np.ndarray) -> tuple[Fraction, Fraction]:
     """Upper bounds of μ∞ (max_i sup K_ii + Σ_{j≠i} sup|K_ij|) and ‖K‖∞ over the interval
     matrix K (both convex in the matrix, so they bound every point matrix of K)."""
-    mu = nrm = None  # exact arbs (upper ends, compared exactly), converted once
+    mus, nrms = [], []  # exact arbs (upper ends, compared exactly), converted once
     for i, row in enumerate(K):
         off = sum((abs(v) for j, v in enumerate(row) if j != i), arb(0))
-        for v, best in ((row[i] + off, mu), (abs(row[i]) + off, nrm)):
-            if not v.is_finite():
-                raise DefectRejected("non-finite bound", t=None, h=None, box=None)
-        m_i, n_i = (row[i] + off).upper(), (abs(row[i]) + off).upper()
-        mu = m_i if mu is None or m_i > mu else mu
-        nrm = n_i if nrm is None or n_i > nrm else nrm
-    return _up(mu), _up(nrm)
+        mus.append((row[i] + off).upper())
+        nrms.append((abs(row[i]) + off).upper())
+    if not all(x.is_finite() for x in mus + nrms):  # (a NaN would drop out of max)
+        raise DefectRejected("non-finite bound", t=None, h=None, box=None)
+    return _up(max(mus)), _up(max(nrms))
 
 
 def _exp_up(x: Fraction) -> Fraction:
