@@ -7,7 +7,11 @@ comparison in the same script, T_float: the first check time at which the lemma'
 hypotheses hold on a float64 RK4 run (no rigor; what the integrator has to reach), and
 how far the validated integration got.
 
-Usage: python benchmarks/bench_certify.py [--budget SECONDS] [--quick] [--markdown]
+With ``--seeds S``: only (20, 2) on the seeds 0 … S − 1 (the [Steps] target: a verdict
+within ``--max-seconds 60``), once with ``refine_t = 0`` (stop at the first success) and
+once with the default refinement, each under the same wall-clock cap.
+
+Usage: python benchmarks/bench_certify.py [--budget SECONDS] [--quick] [--seeds S] [--markdown]
 """
 
 from __future__ import annotations
@@ -60,6 +64,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--budget", type=float, default=120.0)
     ap.add_argument("--quick", action="store_true", help="only (8, 2), 30 s")
+    ap.add_argument("--seeds", type=int, default=0,
+                    help="only (20, 2) on this many seeds, refine_t 0 and the default")
     ap.add_argument("--markdown", action="store_true",
                     help="print the table as markdown with a date/commit/machine header")
     args = ap.parse_args()
@@ -69,6 +75,9 @@ def main() -> None:
         from mdheader import header
 
         print(header())
+    if args.seeds:
+        seeds(args.seeds, args.budget)
+        return
     print("| (n, d) | verdict | T_first | wall to verdict (s) | T_float (float run) | "
           "certified_until | steps |")
     print("|---|---|---|---|---|---|---|")
@@ -82,6 +91,23 @@ def main() -> None:
         Tfirst = v.timescale["T_first"] if v.timescale else "—"
         print(f"| ({n}, {d}) | {v.verdict} | {Tfirst} | {wall:.1f} | {Tf} | "
               f"{float(tr.certified_until):.4g} | {len(tr.steps)} |", flush=True)
+
+
+def seeds(count: int, budget: float) -> None:
+    """(20, 2) on seeds 0 … count − 1: verdict, T, steps and wall time under the cap."""
+    print(f"| seed | T_float | refine_t | verdict | T | steps | wall (s), cap {budget:g} s |")
+    print("|---|---|---|---|---|---|---|")
+    for seed in range(count):
+        inst = instance(20, 2, seed=seed)
+        Tf = float_first_T(inst)
+        for refine in (0, 3):
+            t0 = time.perf_counter()
+            v = certify(inst, "3.1", digits=30, max_seconds=budget, refine_t=refine)
+            wall = time.perf_counter() - t0
+            T = v.timescale["T_used"] if v.timescale and v.verdict != "undecided" else "—"
+            T = f"{float(Fraction(T)):.3f}" if T != "—" else T
+            print(f"| {seed} | {Tf} | {refine} | {v.verdict} | {T} | "
+                  f"{len(v.trajectory.steps)} | {wall:.1f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -32,9 +32,9 @@ from fractions import Fraction
 import numpy as np
 from flint import acb, acb_mat, arb, arb_mat, ctx, fmpq
 
+from certified.enclose.arith import float_balls as fb
 from certified.enclose.lohner_set import LohnerSet
-from certified.enclose.stepper import (WRAP_TOL, StepRejected, StepResult, _lohner_update,
-                                      flow_jacobian_box)
+from certified.enclose.stepper import WRAP_TOL, StepRejected, StepResult, _lohner_update
 from certified.exact.arb_convert import arb_bounds
 
 __all__ = ["DefectRejected", "DefectStepResult", "DefectStepper", "defect_step",
@@ -43,6 +43,8 @@ __all__ = ["DefectRejected", "DefectStepResult", "DefectStepper", "defect_step",
 #: Precision (bits) of the covers of the disk and the circle: boxes are wide, Arb's
 #: balls stay rigorous at any precision.
 COVER_BITS = 64
+PROBE_EVERY = 1
+RHO_FRACTION = 0.5
 
 
 class DefectRejected(StepRejected):
@@ -329,26 +331,42 @@ def _rad_bounds(bk, Z: list[np.ndarray]) -> list[list[arb]]:
     return out
 
 
-def _mu_and_norm(K: np.ndarray) -> tuple[Fraction, Fraction]:
+def _mu_and_norm(K: fb.FMat) -> tuple[Fraction, Fraction]:
     """Upper bounds of μ∞ (max_i sup K_ii + Σ_{j≠i} sup|K_ij|) and ‖K‖∞ over the interval
-    matrix K (both convex in the matrix, so they bound every point matrix of K)."""
-    mus, nrms = [], []  # exact arbs (upper ends, compared exactly), converted once
-    for i, row in enumerate(K):
-        off = sum((abs(v) for j, v in enumerate(row) if j != i), arb(0))
-        mus.append((row[i] + off).upper())
-        nrms.append((abs(row[i]) + off).upper())
-    if not all(x.is_finite() for x in mus + nrms):  # (a NaN would drop out of max)
+    matrix K (both convex in the matrix, so they bound every point matrix of K), from
+    binary64 end points rounded up (Lemma I12)."""
+    N = K.m.shape[0]
+    mag = fb._up(np.abs(K.m) + K.r, 1)                 # ≥ sup |K_ij|
+    diag_hi = np.nextafter(np.diag(K.m) + np.diag(K.r), np.inf)  # ≥ sup K_ii
+    # Σ_{j≠i} |K_ij| as a sum of nonnegative terms (the diagonal zeroed, not subtracted)
+    off = fb._up(np.where(np.eye(N, dtype=bool), 0.0, mag).sum(axis=1), N + 3)
+    mus = np.nextafter(diag_hi + off, np.inf)           # one rounding: the float above
+    nrms = fb._up(mag.sum(axis=1), N + 3)
+    if not (np.all(np.isfinite(mus)) and np.all(np.isfinite(nrms))):
         raise DefectRejected("non-finite bound", t=None, h=None, box=None)
-    return _up(max(mus)), _up(max(nrms))
+    return Fraction(float(mus.max())), Fraction(float(nrms.max()))
 
 
 def _exp_up(x: Fraction) -> Fraction:
     return _up(_q(x).exp())
 
 
-def _variational_piece(bk, K: np.ndarray, w: Fraction) -> np.ndarray | None:
-    """Lemma I8 on one piece of length w with K ⊇ DF(tube piece): S ∋ DΦ over the piece."""
-    return flow_jacobian_box(bk, K, w, iterations=8)
+def _variational_piece(K: fb.FMat, w: Fraction, iterations: int = 8) -> fb.FMat | None:
+    """Lemma I8 on one piece of length w with K ⊇ DF(tube piece): S ∋ DΦ over the piece.
+
+    The fixed point of :func:`~certified.enclose.stepper.flow_jacobian_box` (find J with
+    I + [0, w]·K·J ⊆ J, then S = I + w·K·J) in binary64 balls (Lemma I12): S multiplies
+    the set's r ≈ 10⁻³⁰, a few digits suffice; Arb at 64 bits took ~11 ms a 40×40 piece."""
+    N = K.m.shape[0]
+    I = fb.identity(N)
+    hK = fb.scale(K, fb.interval(Fraction(0), w))
+    J = fb.add(I, hK)
+    for _ in range(iterations):
+        nxt = fb.add(I, fb.matmul(hK, J))
+        if fb.contains(J, nxt):
+            return fb.add(I, fb.matmul(fb.scale(K, fb.interval(w, w)), J))
+        J = fb.hull_widened(J, nxt)  # widened by a quarter, as flow_jacobian_box
+    return None
 
 
 class DefectStepper:
@@ -369,7 +387,7 @@ class DefectStepper:
         ``max_pieces`` by the wrapping control).
     """
 
-    def __init__(self, circle: int = 32, pieces: int = 8, max_pieces: int = 64,
+    def __init__(self, circle: int = 32, pieces: int = 8, max_pieces: int = 256,
                  max_rho_tries: int = 5, wrap_tol: Fraction = Fraction(1, 32),
                  jet_guard_bits: int = 48) -> None:
         self.circle, self.pieces, self.max_pieces = circle, pieces, max_pieces
@@ -476,10 +494,10 @@ def defect_step(field, S: LohnerSet, t0: Fraction, h_max: Fraction, order: int,
     # (h is mostly held by the tolerance and the jets' rounding) and costs many more boxes
     # near the singularities (measured on (8, 3) to T = 3: factor 0.9 → 53 steps, 13544
     # boxes, 23 s; 0.5 → 54 steps, 2046 boxes, 16 s; 0.3 → 81 steps, 21 s).
-    start = _dyadic_down(min(0.5 * est, 2.0))
+    start = _dyadic_down(min(RHO_FRACTION * est, 2.0))
     if state.rho is not None:  # the last ρ, probing 5/4 of it every third step
         state.since_probe += 1
-        grow = 1.25 if state.since_probe >= 3 else 1.0
+        grow = 1.25 if state.since_probe >= PROBE_EVERY else 1.0
         if grow > 1:
             state.since_probe = 0
         start = min(start, _dyadic_down(float(state.rho) * grow))
@@ -553,7 +571,7 @@ def _pieces(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear):
         tube = acc.reshape(N) + bk.interval(-R, R)
         t_int = bk.interval(t0 + a, t0 + b)
         clock = _time.perf_counter()
-        Jac = field.jacobian(tube.reshape(n, d), t_int)
+        Jac = fb.from_arbs(list(field.jacobian(tube.reshape(n, d), t_int).flat), (N, N))
         try:
             mu, _ = _mu_and_norm(Jac)
         except DefectRejected:
@@ -570,11 +588,15 @@ def _pieces(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear):
         if not linear:  # candidate C: the centre's enclosure only (no set, no S)
             continue
         clock = _time.perf_counter()
-        Sj = _variational_piece(bk, Jac, w)
+        Sj = _variational_piece(Jac, w)
         if Sj is None:
             return "variational"
-        S_tot = Sj if S_tot is None else bk.matmul(Sj, S_tot)
+        S_tot = Sj if S_tot is None else fb.matmul(Sj, S_tot)
         _tick(stats, "t_var", clock)
+    if S_tot is not None:
+        if not fb.is_finite(S_tot):
+            return "variational"
+        S_tot = np.array(fb.to_arbs(S_tot), dtype=object).reshape(N, N)
     return e, g, S_tot, hull
 
 
