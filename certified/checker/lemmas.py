@@ -135,13 +135,52 @@ def _tails(m: Fraction, mu: Fraction | None, lam: Fraction, T: Fraction, D: Frac
     return d0, e0
 
 
+def _tails_discrete(m: Fraction, mu: Fraction | None, lam: Fraction, dt: Fraction, K: int,
+                    D: Fraction, leader: list[int], eps: dict[int, Fraction], eta: Fraction
+                    ) -> tuple[tuple, tuple]:
+    """Upper bounds of Lemma T10's (δ₀, η₀) (the bootstrap (Hb′)), as mpmath floats
+    rounded up: with q = 1 + λΔt, α = λΔt/q, a = μq^{2K}, b = mq^{2K} (exact),
+    A = e^{−a}(1 + 1/(aα)), C = e^{−b}(1 + 1/(2bα)); δ₀ = α max_k [Σ_k A + (n − c_k)DC],
+    η₀ = λΔt max_k [2Σ_k A + 2(n − c_k)DC]. Requires b ≥ 1/2 (T10's sums)."""
+    n = len(leader)
+    q = 1 + lam * dt
+    alpha = lam * dt / q
+    beta = q ** (2 * K)
+    if m * beta < Fraction(1, 2):
+        raise CheckFailure("tail_lemma.m", "m·(1 + λΔt)^(2K) >= 1/2 (Lemma T10's sums)",
+                           f"{float(m * beta)!r}")
+
+    def tail(x: Fraction, two: int) -> tuple:  # ≥ e^{−y}(1 + 1/(two·y·α)), y = xβ exact
+        y = x * beta
+        return mul_up(exp_up(mpf_up(-y)), mpf_up(1 + 1 / (two * y * alpha)))
+    C = tail(m, 2)
+    A = tail(mu, 1) if mu is not None else None
+    d0 = e0 = L.fzero
+    for k in sorted(set(leader)):
+        members = [i for i in range(n) if leader[i] == k]
+        sig = sum((eps[j] + eta for j in members if j != k), Fraction(0))
+        outside = n - len(members)
+        dk = mul_up(mpf_up(Fraction(outside) * D), C)
+        ek = mul_up(mpf_up(Fraction(2 * outside) * D), C)
+        if sig:
+            if A is None:
+                raise CheckFailure("tail_lemma.mu", "a within-cluster margin (followers exist)",
+                                   "null")
+            dk = add_up(dk, mul_up(mpf_up(sig), A))
+            ek = add_up(ek, mul_up(mpf_up(2 * sig), A))
+        d0 = _larger(d0, mul_up(mpf_up(alpha), dk))
+        e0 = _larger(e0, mul_up(mpf_up(lam * dt), ek))
+    return d0, e0
+
+
 def _larger(x: tuple, y: tuple) -> tuple:
     return x if L.mpf_cmp(x, y) >= 0 else y
 
 
 def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int,
-                          kappa: Fraction = Fraction(0)) -> dict:
-    """Re-verify Lemma T4's hypotheses and conclusions from the stored data at T.
+                          kappa: Fraction = Fraction(0), dt: Fraction | None = None) -> dict:
+    """Re-verify Lemma T4's hypotheses and conclusions from the stored data at T (with
+    ``dt``: Lemma T10's, at the layer K = T/Δt of the map with step Δt).
 
     Returns the parsed lemma (leader map, boxes, differences, recomputed δ₀, m, μ) for
     the verdict check and for :func:`check_enclosure_at_T`, which must then confirm that
@@ -200,7 +239,13 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
     elif mu is not None:
         raise CheckFailure("tail_lemma.mu", "null (no followers)", str(lemma["mu"]))
     eps = {j: max(max(abs(lo), abs(hi)) for lo, hi in diffs[j]) for j in followers}
-    d0, e0 = _tails(m, mu, lam, T, D, leader, eps, eta)
+    if dt is None:
+        d0, e0 = _tails(m, mu, lam, T, D, leader, eps, eta)
+    else:
+        K = T / dt
+        if K.denominator != 1 or K < 0:
+            raise CheckFailure("tail_lemma.T", f"a layer time K·Δt (Δt = {dt})", str(lemma["T"]))
+        d0, e0 = _tails_discrete(m, mu, lam, dt, int(K), D, leader, eps, eta)
     if not (le_q(d0, delta0) and delta0 < delta):
         raise CheckFailure("tail_lemma.delta0", f"{L.to_str(d0, 17)} <= delta0 < delta = "
                            f"{float(delta)!r} (bootstrap (Hb) from m, mu, D, T, lambda, "
@@ -211,11 +256,14 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
                            "differences_at_T)", str(lemma["eta0"]))
     base = m if mu is None else min(m, mu)
     # the rate constant is a lower bound: compared with the lower end of the enclosure
-    rate_lo = (const(base) * const(lam * T).exp()).lo_q()
+    if dt is None:
+        rate_lo, form = (const(base) * const(lam * T).exp()).lo_q(), "min(m, mu)·e^(λT)"
+    else:  # T10 (3): c = min(m, μ)·q^K, exact
+        rate_lo, form = base * (1 + lam * dt) ** int(T / dt), "min(m, mu)·(1 + λΔt)^K"
     rate = _q(lemma["rate_constant"], "tail_lemma.rate_constant")
     if rate > rate_lo:
         raise CheckFailure("tail_lemma.rate_constant",
-                           f"c <= {float(rate_lo)!r} (<= min(m, mu)·e^(λT))", str(rate))
+                           f"c <= {float(rate_lo)!r} (<= {form})", str(rate))
     # Conclusion (1) uses the recomputed bound d0 (≤ the stored δ₀).
     return {"T": T, "leader": leader, "boxes": boxes, "diffs": diffs,
             "delta0": mpf_fraction(d0, delta0), "m": m, "mu": mu, "rate_lo": rate_lo}
@@ -326,6 +374,9 @@ def _check_clusters(clusters: list, lf: dict, B: list[list[Fraction]], where: st
 #: The statement of Lemma T4's rate, as the producer writes it (compared verbatim: the
 #: checker proves this statement and no other).
 RATE_STATEMENT = "for t >= T: |P_ij(t) - P*_ij| <= (n-1) exp(-c e^{lambda t})"
+#: Lemma T10's (layers k of the discrete map), compared verbatim.
+RATE_STATEMENT_DISCRETE = ("for layers k >= K: |P_ij - P*_ij| <= (n-1) "
+                           "exp(-c (1 + lambda dt)^k)")
 _CLUSTER_KEYS = {"leader", "members", "center", "is_hull_vertex", "is_zero",
                  "exposing_functional"}
 _LIMIT_KEYS = {"clusters", "attention_limit", "attention_rank", "rate", "leaders",
@@ -375,7 +426,7 @@ def _t4_expected(theorem: str, lf: dict, X0: list[list[Fraction]], d: int
 
 def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
                      B: list[list[Fraction]], cluster_keys: set[str] = _CLUSTER_KEYS,
-                     center: str = "center") -> None:
+                     center: str = "center", rate_statement: str = RATE_STATEMENT) -> None:
     """The verdict and every field of the limit (or, refuted, the evidence) object follow
     from the verified lemma (Lemma C6). Lower bounds are compared with the lower end of
     the checker's enclosure, upper bounds with the upper end."""
@@ -411,8 +462,8 @@ def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
                            "of min(m, mu)·e^(λT))", str(src["rate_constant"]))
     if "rate" in src:
         rate = closed(src["rate"], {"statement", "c_lower_bound"}, f"{where}.rate")
-        if rate.get("statement") != RATE_STATEMENT:
-            raise CheckFailure(f"{where}.rate.statement", repr(RATE_STATEMENT),
+        if rate.get("statement") != rate_statement:
+            raise CheckFailure(f"{where}.rate.statement", repr(rate_statement),
                                repr(rate.get("statement")))
         if _q(rate.get("c_lower_bound"), f"{where}.rate.c_lower_bound") > rate_lo:
             raise CheckFailure(f"{where}.rate.c_lower_bound", f"<= {float(rate_lo)!r}",

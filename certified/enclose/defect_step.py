@@ -304,12 +304,14 @@ class DefectBound:
 
     def estimate_low(self, tau: float) -> float:
         """The float estimate of the low-order part max_i Σ_k d_{k,i} τ^k alone."""
-        return float(np.max((float(tau) ** np.arange(self.K)) @ self.Df))
+        with np.errstate(all="ignore"):  # a choice only: inf/NaN reject the step later
+            return float(np.max((float(tau) ** np.arange(self.K)) @ self.Df))
 
     def estimate(self, tau: float) -> float:
-        pw = float(tau) ** np.arange(self.K)
-        ring = self.Mf + (float(self.rho) ** np.arange(self.K)) @ self.Df
-        return float(np.max(pw @ self.Df + (float(tau) / float(self.rho)) ** self.K * ring))
+        with np.errstate(all="ignore"):  # a choice only: inf/NaN give no admissible h
+            pw = float(tau) ** np.arange(self.K)
+            ring = self.Mf + (float(self.rho) ** np.arange(self.K)) @ self.Df
+            return float(np.max(pw @ self.Df + (float(tau) / float(self.rho)) ** self.K * ring))
 
 
 def _round_up(x: Fraction, bits: int = 64) -> Fraction:

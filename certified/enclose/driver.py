@@ -406,6 +406,12 @@ def _run_discrete(run: _Run, t_final: Fraction, bits: int) -> Trajectory:
             tokens.append(tok)
             attn.append(P)
 
+        def z_set(layer: int, Sset: LohnerSet) -> LohnerSet:
+            """A set (a box) containing z^[k] = R^{-k} x^[k] (exact rational R^{-k})."""
+            M = bk.array(from_fmpq_mat(Rinv ** layer))
+            return LohnerSet.from_box(Sset.linear_image(np.kron(bk.identity(n), M), bk), bk)
+
+        stopped = False
         try:
             if 0 in wanted:
                 record(0, S)
@@ -421,16 +427,22 @@ def _run_discrete(run: _Run, t_final: Fraction, bits: int) -> Trajectory:
                     record(layer + 1, S)
                 if bar is not None:
                     bar.update(1)
+                if run.until is not None:  # a tail lemma's schedule (Lemma T10), in z
+                    Zs = z_set(layer + 1, S)
+                    if run.until(t_cert, Zs.box(bk).reshape(n, d), Zs):
+                        stopped = True
+                        break
         except (ValidationError, UndecidedError) as exc:
             stop = _stop(exc, t_cert, bits)  # certified up to the last validated layer
         else:
-            stop = StopReason("t_final", t_cert, "reached t_final", bits)
+            stop = StopReason("predicate", t_cert, "the until predicate held", bits) \
+                if stopped else StopReason("t_final", t_cert, "reached t_final", bits)
         finally:
             if bar is not None:
                 bar.close()
         not_cert = [s for s in sorted(set(report)) if s not in times]
         return Trajectory(inst, variable, times, tokens, attn, t_cert, not_cert, steps, bits,
-                          1, bk, stop=stop, coordinates="x")
+                          1, bk, stop=stop, coordinates="x", stopped_by_predicate=stopped)
 
 
 def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,

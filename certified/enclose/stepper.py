@@ -82,10 +82,17 @@ def _qr_basis(backend: Backend, M: np.ndarray, r: np.ndarray) -> np.ndarray:
     """Exact points of an orthogonal Q from a QR of mid(M), columns pre-sorted by
     decreasing ‖M e_j‖·rad(r_j) (Lohner's ordering). Only a choice of basis: any
     invertible exact matrix keeps the step rigorous (Lemma I7)."""
-    Mf = backend.float_array(M)
-    radii = np.array([float(backend.rad(x)) for x in r])
-    order = np.argsort(-(np.linalg.norm(Mf, axis=0) * (radii + 1e-300)))
-    Q, _ = np.linalg.qr(Mf[:, order])
+    with np.errstate(all="ignore"):
+        Mf = backend.float_array(M)
+        radii = np.array([backend.rad_float(x) for x in r])
+        if not (np.all(np.isfinite(Mf)) and np.all(np.isfinite(radii))):
+            # beyond binary64 (tokens of 10³⁰⁸ after many wide layers): the identity is
+            # another admissible choice, and any non-finite enclosure is caught after
+            return backend.identity(M.shape[0])
+        order = np.argsort(-(np.linalg.norm(Mf, axis=0) * (radii + 1e-300)))
+        Q, _ = np.linalg.qr(Mf[:, order])
+    if not np.all(np.isfinite(Q)):
+        return backend.identity(M.shape[0])
     # mid_array: exact points (Arb's conversion of a dyadic may carry a tiny radius).
     return backend.mid_array(backend.from_floats(Q))
 

@@ -27,8 +27,11 @@ from certified.exact.rationals import (
 from certified.tail.boxes import GUARD_DIGITS, Box, checkable_box, difference_matrix
 from certified.tail.protocol import LemmaPicture
 
-__all__ = ["LeaderFollowerBound", "leader_follower", "leader_map_from_points",
+__all__ = ["LeaderFollowerBound", "T10_TITLE", "leader_follower", "leader_map_from_points",
            "leader_map_from_scores", "try_leader_follower"]
+
+#: Lemma T10's title in certificates (compared verbatim by the checker).
+T10_TITLE = "T10 (discrete leader-follower, V = λI)"
 
 
 @dataclass(frozen=True)
@@ -76,8 +79,17 @@ class LeaderFollowerBound:
     diffs: dict[int, list[Box]]
     rate: Fraction
     kappa: Fraction = Fraction(0)
+    #: Δt of a discrete-time run (Lemma T10: T = K·Δt, rates in layers); None: Lemma T4.
+    dt: Fraction | None = None
 
-    lemma = "T4"
+    @property
+    def lemma(self) -> str:
+        return "T4" if self.dt is None else "T10"
+
+    @property
+    def layer(self) -> int | None:
+        """K = T/Δt in discrete time (Lemma T10), else None."""
+        return None if self.dt is None else int(self.T / self.dt)
 
     def picture(self) -> LemmaPicture:
         """The cluster centres (in z) and P*."""
@@ -100,8 +112,10 @@ class LeaderFollowerBound:
         def enc(b: Box) -> list[str]:
             return bounds_to_json(b[0], b[1], digits)
 
+        head = {"lemma": "T4 (leader-follower, V = λI)"} if self.dt is None else \
+            {"lemma": T10_TITLE, "dt": fraction_to_str(self.dt), "layer": self.layer}
         return {
-            "lemma": "T4 (leader-follower, V = λI)",
+            **head,
             "T": fraction_to_str(self.T),
             "lambda": fraction_to_str(self.lam),
             "leader_map": self.leader,
@@ -192,31 +206,52 @@ def _margins(bk: Backend, B: np.ndarray, boxes: Sequence[Sequence[Box]],
 
 
 def _tails(bk: Backend, m: Fraction, mu: Fraction | None, lam: Fraction, T: Fraction,
-           D: Fraction, leader: Sequence[int], eps: dict[int, Fraction], eta: Fraction
-           ) -> tuple[Fraction, Fraction]:
+           D: Fraction, leader: Sequence[int], eps: dict[int, Fraction], eta: Fraction,
+           dt: Fraction | None = None) -> tuple[Fraction, Fraction] | None:
     """Upper bounds (delta0, eta0) of Lemma T4's bootstrap (H_b), from Lemma T3:
     delta0 = max_k [Σ_k e^{−a}/a + (n − c_k) D e^{−b}/(2b)],
     eta0   = max_k [2 Σ_k e^{−a}/a + (n − c_k) D e^{−b}/b],
-    a = mu e^{2λT}, b = m e^{2λT}, Σ_k = Σ over followers l of k of (ε_l + η)."""
+    a = mu e^{2λT}, b = m e^{2λT}, Σ_k = Σ over followers l of k of (ε_l + η).
+
+    With ``dt`` (Lemma T10, layer K = T/Δt, q = 1 + λΔt, α = λΔt/q): a = mu q^{2K},
+    b = m q^{2K}, A = e^{−a}(1 + 1/(aα)), C = e^{−b}(1 + 1/(2bα)),
+    delta0 = α max_k [Σ_k A + (n − c_k) D C], eta0 = λΔt max_k [2Σ_k A + 2(n − c_k) D C];
+    None if b < 1/2 (T10's sums need it)."""
     n = len(leader)
-    beta = bk.exp(bk.const(2 * lam * T))
+    if dt is None:
+        beta = bk.exp(bk.const(2 * lam * T))
+        w_d, w_e = Fraction(1), Fraction(1)  # δ₀ = Σ_k e^{−a}/a + ..., η₀ = 2Σ_k e^{−a}/a + ...
+    else:
+        q, K = 1 + lam * dt, T / dt
+        if K.denominator != 1:
+            raise ValueError(f"T = {T} is not a multiple of Δt = {dt}")
+        beta = bk.const(q ** (2 * int(K)))  # exact: q^{2K}
+        alpha = lam * dt / q
+        w_d, w_e = alpha, lam * dt
     b = bk.const(m) * beta
-    tail_b = bk.exp(-b) / b
+    if dt is None:
+        tail_b, tail_b2 = bk.exp(-b) / b / 2, bk.exp(-b) / b  # δ₀'s and η₀'s factors
+    else:
+        if bk.bounds(b)[0] < Fraction(1, 2):
+            return None
+        C = bk.exp(-b) * (1 + 1 / (b * bk.const(2 * alpha)))
+        tail_b, tail_b2 = C, C * 2
     if mu is not None:
         a = bk.const(mu) * beta
-        tail_a = bk.exp(-a) / a
+        tail_a = bk.exp(-a) / a if dt is None else \
+            bk.exp(-a) * (1 + 1 / (a * bk.const(alpha)))
     d0 = e0 = Fraction(0)
     for k in sorted(set(leader)):
         members = [i for i in range(n) if leader[i] == k]
         sig = sum((eps[j] + eta for j in members if j != k), Fraction(0))
         outside = n - len(members)
-        dk = bk.const(Fraction(outside) * D / 2) * tail_b
-        ek = bk.const(Fraction(outside) * D) * tail_b
+        dk = bk.const(Fraction(outside) * D) * tail_b
+        ek = bk.const(Fraction(outside) * D) * tail_b2
         if sig:
             dk = dk + bk.const(sig) * tail_a
             ek = ek + bk.const(2 * sig) * tail_a
-        d0 = max(d0, bk.bounds(dk)[1])
-        e0 = max(e0, bk.bounds(ek)[1])
+        d0 = max(d0, bk.bounds(dk * bk.const(w_d))[1])
+        e0 = max(e0, bk.bounds(ek * bk.const(w_e))[1])
     return d0, e0
 
 
@@ -236,7 +271,8 @@ def _reduced(margins: tuple[Fraction | None, Fraction | None], kappa: Fraction,
 def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
                     T: Fraction, boxes: Sequence[Sequence[Box]],
                     diffs: dict[int, Sequence[Box]], leader: Sequence[int],
-                    kappa: Fraction = Fraction(0)) -> tuple[LeaderFollowerBound | None, str]:
+                    kappa: Fraction = Fraction(0), dt: Fraction | None = None
+                    ) -> tuple[LeaderFollowerBound | None, str]:
     """Check Lemma T4 at time T; return its conclusions, or ``(None, reason)``.
 
     Parameters
@@ -260,6 +296,9 @@ def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
         A bound on the extra score terms, relative to the growth factor, that Lemma T8
         adds (``proofs_notes/tail.md``): the margins used are the interval margins minus
         kappa, and must stay positive. 0 (the default) is Lemma T4.
+    dt : Fraction, optional
+        Discrete time (Lemma T10): the layer map's step Δt > 0; T is then the layer K
+        times Δt and the boxes are z^[K] = (1 + λΔt)^{−K} x^[K].
 
     Returns
     -------
@@ -289,30 +328,41 @@ def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
     if followers and mu0 is None:
         return None, "a follower is not behind its leader (within-cluster margin ≤ 0)"
     floor = Fraction(1, 2 ** 400)
-    d1, e1 = _tails(bk, m0 / 2, None if mu0 is None else mu0 / 2, lam, T, D, leader, eps,
-                    Fraction(0))
+    if dt is not None and dt <= 0:
+        return None, "Lemma T10 needs Δt > 0"
+    first = _tails(bk, m0 / 2, None if mu0 is None else mu0 / 2, lam, T, D, leader, eps,
+                   Fraction(0), dt)
+    if first is None:
+        return None, "m q^{2K} < 1/2: Lemma T10's sums are not yet monotone"
+    d1, e1 = first
     delta, eta = 2 * d1 + floor, 2 * e1 + floor
     for _ in range(4):
         m, mu = _reduced(_margins(bk, Bm, boxes, diffs, leader, delta, eta), kappa,
                          single)
         if m is None or (followers and mu is None):
             return None, "margins do not survive the inflation by the tail bounds"
-        d0, e0 = _tails(bk, m, mu, lam, T, D, leader, eps, eta)
+        got = _tails(bk, m, mu, lam, T, D, leader, eps, eta, dt)
+        if got is None:
+            return None, "m q^{2K} < 1/2: Lemma T10's sums are not yet monotone"
+        d0, e0 = got
         if d0 < delta and e0 < eta:
             centers = [[(boxes[k][c][0] - d0, boxes[k][c][1] + d0) for c in range(d)]
                        for k in sorted(set(leader))]
             base = m if mu is None else min(m, mu)
-            rate = bk.bounds(bk.const(base) * bk.exp(bk.const(lam * T)))[0]
+            growth = bk.exp(bk.const(lam * T)) if dt is None else \
+                bk.const((1 + lam * dt) ** int(T / dt))  # e^{λT}, or q^K (T10 (3))
+            rate = bk.bounds(bk.const(base) * growth)[0]
             return LeaderFollowerBound(T, lam, leader, m, mu, d0, e0, delta, eta, D,
                                        centers, [list(r) for r in boxes],
                                        {j: list(diffs[j]) for j in followers}, rate,
-                                       kappa), ""
+                                       kappa, dt), ""
         delta, eta = max(delta, 2 * d0), max(eta, 2 * e0)
     return None, "the bootstrap (H_b) does not close: margins × e^{2λT} too small"
 
 
 def try_leader_follower(bk: Backend, inst: Instance, lam: Fraction, t: Fraction,
-                        S: LohnerSet, digits: int) -> tuple[LeaderFollowerBound | None, str]:
+                        S: LohnerSet, digits: int, dt: Fraction | None = None
+                        ) -> tuple[LeaderFollowerBound | None, str]:
     """Lemma T4 at time t on the set S (z-coordinates): leader map from the centre's
     scores, boxes and *direct* difference enclosures from S, rounded outward to
     ``digits + GUARD_DIGITS`` significant digits before the check."""
@@ -329,4 +379,4 @@ def try_leader_follower(bk: Backend, inst: Instance, lam: Fraction, t: Fraction,
         E = S.linear_image(M, bk).reshape(len(followers), d)
         diffs = {j: [checkable_box(bk, E[r, c], keep) for c in range(d)]
                  for r, j in enumerate(followers)}
-    return leader_follower(bk, lam, inst.B, t, boxes, diffs, leader)
+    return leader_follower(bk, lam, inst.B, t, boxes, diffs, leader, dt=dt)

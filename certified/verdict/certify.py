@@ -208,9 +208,12 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     job = _Job(instance, prec, backend, tmax, max_seconds, check_every, progress, rt, step)
     t0 = _time.perf_counter()
     lam = instance.scalar_V
-    if isinstance(instance.time, Discrete):
-        out.reason = ("no tail lemma for discrete time is implemented: nothing about "
-                      "k → ∞ is proved (use `certified simulate` for finite depth)")
+    if isinstance(instance.time, Discrete) and lam is not None and lam > 0:
+        _run_leader_follower(out, job, lam, dt=instance.time.dt)  # Lemma T10
+    elif isinstance(instance.time, Discrete):
+        out.reason = ("discrete time: a tail lemma exists only for V = λI with λ > 0 "
+                      "(Lemma T10); nothing about k → ∞ is proved for this V (use "
+                      "`certified simulate` for finite depth)")
     elif lam is not None and lam > 0 and find_lemma(instance) == "S1":
         _run_symmetric_pair(out, job)
     elif lam is not None and lam > 0:
@@ -329,21 +332,25 @@ def _timescale(lemma: str, first_T: Fraction, used_T: Fraction, check_every: Fra
                        "the budget)"}
 
 
-def _run_leader_follower(out: Verification, job: _Job, lam: Fraction) -> None:
-    """V = λI, λ > 0: integrate in z and try Lemma T4 every ``check_every``."""
+def _run_leader_follower(out: Verification, job: _Job, lam: Fraction,
+                         dt: Fraction | None = None) -> None:
+    """V = λI, λ > 0: integrate in z and try Lemma T4 every ``check_every`` (with ``dt``:
+    the layer map, in x, mapped to z at the check layers, and Lemma T10)."""
     inst, digits = job.instance, job.precision.digits
     backend, check_every = job.backend, job.check_every
     bk = get_backend(backend)
     target = Fraction(1, 10 ** digits)
     # Keep integrating while the lemma's own bound δ₀ on the leaders' motion is wider
     # than the target: every later success gives a tighter ball around the limits.
-    until = _LemmaSchedule(lambda t, box, S: try_leader_follower(bk, inst, lam, t, S, digits),
+    code = "T4" if dt is None else "T10"
+    until = _LemmaSchedule(lambda t, box, S: try_leader_follower(bk, inst, lam, t, S, digits,
+                                                                 dt=dt),
                            lambda lf: lf.delta0 <= target, check_every, check_every, job.refine_t)
-    if not _integrate(out, job, until, "T4", "z"):
+    if not _integrate(out, job, until, code, "z"):
         return
     lf: LeaderFollowerBound = until.last
     first: LeaderFollowerBound = until.first
-    out.timescale = _timescale("T4", first.T, lf.T, check_every, "δ₀ > 10^-digits",
+    out.timescale = _timescale(code, first.T, lf.T, check_every, "δ₀ > 10^-digits",
                                delta0_at_first=decimal_ceil(first.delta0, 6),
                                delta0_at_T_used=decimal_ceil(lf.delta0, 6))
     out.verdict, out.reason, out.limit, out.evidence = judge_leader_follower(out.theorem, inst, lf,

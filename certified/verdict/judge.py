@@ -16,7 +16,7 @@ from certified.logic import Truth, Verdict, truth_to_json
 from certified.tail.g1_hull import excludes_origin, exposing_functional
 from certified.tail.t4_leader_follower import LeaderFollowerBound
 
-__all__ = ["center_json", "judge_leader_follower"]
+__all__ = ["RATE_STATEMENT", "RATE_STATEMENT_DISCRETE", "center_json", "judge_leader_follower"]
 
 
 def center_json(b: list, digits: int) -> list[list[str]]:
@@ -45,11 +45,17 @@ def _clusters_json(inst: Instance, lf: LeaderFollowerBound, digits: int) -> list
     return out
 
 
+#: The rate statements of Lemma T4 (continuous time) and T10 (layers k of the map).
+RATE_STATEMENT = "for t >= T: |P_ij(t) - P*_ij| <= (n-1) exp(-c e^{lambda t})"
+RATE_STATEMENT_DISCRETE = ("for layers k >= K: |P_ij - P*_ij| <= (n-1) "
+                           "exp(-c (1 + lambda dt)^k)")
+
+
 def _lf_limit(inst: Instance, lf: LeaderFollowerBound, digits: int) -> dict:
     P = lf.attention_limit()
     return {"clusters": _clusters_json(inst, lf, digits), "attention_limit": P,
             "attention_rank": len(lf.clusters),
-            "rate": {"statement": "for t >= T: |P_ij(t) - P*_ij| <= (n-1) exp(-c e^{lambda t})",
+            "rate": {"statement": RATE_STATEMENT if lf.dt is None else RATE_STATEMENT_DISCRETE,
                      "c_lower_bound": lf.to_json(digits)["rate_constant"]}}
 
 
@@ -65,7 +71,7 @@ def judge_leader_follower(theorem: str, inst: Instance, lf: LeaderFollowerBound,
     clusters = lf.clusters
     T = lf.T
     if theorem in ("3.1", "5.2"):
-        return (Verdict.CERTIFIED, f"Lemma T4 holds at T = {T}: every token converges to the limit "
+        return (Verdict.CERTIFIED, f"Lemma {lf.lemma} holds at T = {T}: every token converges to the limit "
                 f"of its leader; the {len(clusters)} limits are vertices of their hull "
                 f"(exposed by Bᵀc_k, T4 (iv))", limit, None)
     if theorem == "2.1":
@@ -79,10 +85,10 @@ def judge_leader_follower(theorem: str, inst: Instance, lf: LeaderFollowerBound,
         limit = dict(limit, leaders=sorted(set(lf.leader)),
                      rate_constant=limit["rate"]["c_lower_bound"])
         if len(bad) <= 1:
-            return (Verdict.CERTIFIED, f"Lemma T4 holds at T = {T}: P(t) → P* Boolean with rows "
+            return (Verdict.CERTIFIED, f"Lemma {lf.lemma} holds at T = {T}: P(t) → P* Boolean with rows "
                     f"e_l for l in {sorted(extremes)} (except at most one row), "
                     f"rank {len(clusters)}, doubly-exponential rate", limit, None)
-        return (Verdict.REFUTED, f"Lemma T4 holds at T = {T}: rows {bad} of P* attend to tokens "
+        return (Verdict.REFUTED, f"Lemma {lf.lemma} holds at T = {T}: rows {bad} of P* attend to tokens "
                 f"other than {sorted(extremes)}; P* has rank {len(clusters)}", None,
                 {"attention_limit": lf.attention_limit(), "attention_rank": len(clusters),
                  "rows_outside_two_leaders": bad, "clusters": limit["clusters"]})
@@ -97,7 +103,7 @@ def judge_leader_follower(theorem: str, inst: Instance, lf: LeaderFollowerBound,
         lim = dict(limit, coordinate_limits=[c[0] for c in coord],
                    hyperplane_values=[v[0] for v in values])
         if len(clusters) <= 2:
-            return (Verdict.CERTIFIED, f"Lemma T4 holds at T = {T}: φ₁*(z_i) = z_i converges to "
+            return (Verdict.CERTIFIED, f"Lemma {lf.lemma} holds at T = {T}: φ₁*(z_i) = z_i converges to "
                     f"{len(clusters)} value(s), the limits of min and max", lim, None)
         return (Verdict.REFUTED, f"{len(clusters)} distinct non-zero limits (T4 (iv))", None,
                 {"hyperplane_values": [v[0] for v in values]})
@@ -105,7 +111,7 @@ def judge_leader_follower(theorem: str, inst: Instance, lf: LeaderFollowerBound,
         off = [(i, j) for i in range(n) for j in range(n) if lf.leader[i] != j]
         if n >= 2 and off:
             i, j = off[0]
-            return (Verdict.REFUTED, f"Lemma T4 holds at T = {T}: P(t) → P* with P*[{i}][{j}] = 0, "
+            return (Verdict.REFUTED, f"Lemma {lf.lemma} holds at T = {T}: P(t) → P* with P*[{i}][{j}] = 0, "
                     f"not 1/{n}; tokens do not all tend to 0", None,
                     {"attention_limit": lf.attention_limit(), "entry": [i, j],
                      "clusters": limit["clusters"]})

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 from certified import Instance  # noqa: F401 - re-exported for the tests
@@ -27,7 +28,7 @@ _LINE = dict(V=[[1]], Q=[[1]], K=[[1]], X0=[[-2], [1], [2]])
 
 #: name: (instance file or Instance.create arguments, theorem, t_max) — one certificate of
 #: each kind: Lemma T4 certified (2.1, 4.2) and refuted (8.5; 2.1 is the d = 2 audit), T6
-#: (for 3.1: T6 bounds, proves no limit), T7, T8, T9.
+#: (for 3.1: T6 bounds, proves no limit), T7, T8, T9, T10 (discrete time).
 CASES = {
     "t4_21": (_LINE, "2.1", 8),
     "t4_42": (_LINE, "4.2", 8),
@@ -36,6 +37,9 @@ CASES = {
     "t9_85": ("examples/thm8_5_contracting.json", "8.5", 1),
     "t7_52": ("examples/thm5_2_one_dimensional_F.json", "5.2", 8),
     "t8_52": ("examples/thm5_2_two_clusters_in_F.json", "5.2", 8),
+    # discrete time: Lemma T10 certified, and layers run with no lemma yet (undecided)
+    "t10_31": ("examples/discrete_layers.json", "3.1", 8),
+    "t10_und": ("examples/discrete_layers.json", "3.1", Fraction(1, 2)),
 }
 #: the shipped audit records whose certificates use Lemmas S0, S1, S2 (and T4, refuted)
 AUDITS = ("remark_7_9_eps_1_10", "theorem_2_1_middle_token", "theorem_5_2_third_party",
