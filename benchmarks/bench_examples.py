@@ -14,7 +14,8 @@ from certified.verdict.certify import certify
 CASES = [("thm2_1_one_dimensional", "2.1"), ("thm3_1_identity", "3.1"),
          ("indefinite_B", "3.1"), ("four_clusters_d2", "2.1"), ("thm8_5_contracting", "8.5"),
          ("thm4_2_authors_2x2", "4.2"), ("thm4_2_complex_subdominant", "4.2"),
-         ("thm5_2_one_dimensional_F", "5.2"), ("thm5_2_two_clusters_in_F", "5.2")]
+         ("thm5_2_one_dimensional_F", "5.2"), ("thm5_2_two_clusters_in_F", "5.2"),
+         ("discrete_layers", "3.1"), ("discrete_layers_dt_1_5", "3.1")]
 
 ap = argparse.ArgumentParser(description=__doc__)
 ap.add_argument("--markdown", action="store_true",
