@@ -73,7 +73,7 @@ def judge_leader_follower(theorem: str, inst: Instance, lf: LeaderFollowerBound,
     if theorem in ("3.1", "5.2"):
         return (Verdict.CERTIFIED, f"Lemma {lf.lemma} holds at T = {T}: every token converges to the limit "
                 f"of its leader; the {len(clusters)} limits are vertices of their hull "
-                f"(exposed by Bᵀc_k, T4 (iv))", limit, None)
+                f"(exposed by Bᵀc_k, {lf.lemma} (iv))", limit, None)
     if theorem == "2.1":
         if d == 1:
             xs = [inst.X0[i][0] for i in range(n)]
@@ -105,7 +105,7 @@ def judge_leader_follower(theorem: str, inst: Instance, lf: LeaderFollowerBound,
         if len(clusters) <= 2:
             return (Verdict.CERTIFIED, f"Lemma {lf.lemma} holds at T = {T}: φ₁*(z_i) = z_i converges to "
                     f"{len(clusters)} value(s), the limits of min and max", lim, None)
-        return (Verdict.REFUTED, f"{len(clusters)} distinct non-zero limits (T4 (iv))", None,
+        return (Verdict.REFUTED, f"{len(clusters)} distinct non-zero limits ({lf.lemma} (iv))", None,
                 {"hyperplane_values": [v[0] for v in values]})
     if theorem == "8.5":
         off = [(i, j) for i in range(n) for j in range(n) if lf.leader[i] != j]
