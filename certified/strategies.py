@@ -4,12 +4,15 @@ The public façade of :mod:`certified.studies.strategies`: import from here.
 """
 
 from certified.studies.strategies import (
+    STEP_SIZES,
     THEOREMS,
     VIOLATIONS,
+    discrete,
     inside,
     rationals,
     tokens,
     violating,
 )
 
-__all__ = ["THEOREMS", "VIOLATIONS", "inside", "violating", "tokens", "rationals"]
+__all__ = ["STEP_SIZES", "THEOREMS", "VIOLATIONS", "discrete", "inside", "violating", "tokens",
+           "rationals"]

@@ -299,6 +299,34 @@ def violating(theorem: str, hypothesis: str, *, n: int | tuple[int, int] = (2, 4
     return _inside(theorem, n, d, k, max_abs, max_denominator, "any", hypothesis)
 
 
+#: Step sizes of :func:`discrete` by default: 1/10 to 100, spread over four decades.
+STEP_SIZES = tuple(Fraction(x) for x in ("1/10", "1/5", "1/2", "1", "2", "10", "100"))
+
+
+def discrete(instances: st.SearchStrategy[Instance], *,
+             dt: st.SearchStrategy[Fraction] | None = None) -> st.SearchStrategy[Instance]:
+    """The same instances in discrete time (Remarks 1.1, 3.4): one layer = one step Δt.
+
+    Lemma T10 (V = λI, λ > 0) holds at every Δt > 0: there is no step-size condition to be
+    inside or outside of, so ``dt`` ranges over small and large steps alike; for other V no
+    discrete-time lemma exists and ``verify`` answers undecided.
+
+    Parameters
+    ----------
+    instances : strategy of Instance
+        For example ``inside("3.1")``.
+    dt : strategy of positive Fractions, optional
+        Default: :data:`STEP_SIZES`.
+    """
+    steps = dt if dt is not None else st.sampled_from(STEP_SIZES)
+
+    def with_time(inst: Instance, h: Fraction) -> Instance:
+        if h <= 0:
+            raise ValueError(f"dt must be positive, got {h}")
+        return Instance.from_json(dict(inst.to_json(), time={"discrete": str(h)}))
+    return st.builds(with_time, instances, steps)
+
+
 def _any_instance() -> st.SearchStrategy[Instance]:
     """Instances inside any of the five theorems' hypotheses (for ``st.from_type``)."""
     return st.one_of(*(inside(t) for t in THEOREMS))

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from certified import Instance
 from certified.checker import check_certificate
+from certified.strategies import STEP_SIZES, discrete, inside
 from certified.enclose.arith import get_backend
 from certified.tail.t4_leader_follower import _tails
 from certified.verdict.certificate import to_certificate
@@ -137,17 +138,12 @@ def test_discrete_outside_t10_stays_undecided_and_checks():
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(dt=st.sampled_from(["1/10", "1/5", "1/2", "1", "5"]),
-       X0=st.lists(st.lists(st.integers(-6, 6), min_size=2, max_size=2), min_size=2,
-                   max_size=4, unique_by=tuple))
-def test_any_step_size_certified_results_check_and_match_the_oracle(dt, X0):
+@given(inst=discrete(inside("3.1", n=(2, 4), d=2)))
+def test_any_step_size_certified_results_check_and_match_the_oracle(inst):
     """T10 holds at every Δt > 0 (no step-size condition): whatever verify certifies at
-    any Δt, the checker accepts, and the oracle's tokens at layer K + 60 lie in their
-    clusters' centre boxes. Instances where no lemma held are undecided and check too."""
-    inst = Instance.create(V=[[1, 0], [0, 1]], Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]],
-                           X0=[[Fraction(x, 2) for x in row] for row in X0],
-                           time={"discrete": dt})
-    t_max = max(Fraction(8), 12 * Fraction(dt))
+    any Δt, the checker accepts, and the oracle's leaders at layer K + 60 lie in their
+    clusters' centre boxes. Runs where no lemma held by t_max are undecided and check too."""
+    t_max = max(Fraction(8), 12 * inst.time.dt)
     v = certify(inst, "3.1", digits=20, max_seconds=None, t_max=t_max, refine_t=0)
     cert = json.loads(json.dumps(to_certificate(v)))
     assert check_certificate(cert).valid
@@ -159,6 +155,17 @@ def test_any_step_size_certified_results_check_and_match_the_oracle(dt, X0):
             for c, (lo, hi) in enumerate(cl["center"]):
                 assert mpmath.mpf(lo) - mpmath.mpf(10) ** -30 <= Z[cl["leader"]][c] <= \
                     mpmath.mpf(hi) + mpmath.mpf(10) ** -30
+
+
+def test_discrete_strategy_keeps_the_instance_and_sets_the_step():
+    """discrete(...) changes only the time setting; a non-positive Δt is refused."""
+    @settings(max_examples=20, deadline=None)
+    @given(inst=discrete(inside("3.1", n=(2, 3), d=2)))
+    def draws(inst):
+        assert inst.time.dt in STEP_SIZES and inst.scalar_V is not None
+    draws()
+    with pytest.raises(ValueError):
+        discrete(inside("3.1"), dt=st.just(Fraction(0))).example()
 
 
 @pytest.mark.parametrize("dt", ["1/10", "1/5", "1/2", "1", "2", "10", "100"])
