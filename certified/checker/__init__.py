@@ -432,6 +432,10 @@ def _check_discrete(ctx: _Ctx) -> str:
         X = layer_map(X, ctx.V, ctx.B, dt)
     ctx.steps_checked = layers
     _check_timescale(ctx, lf)
+    ts = ctx.obj.get("timescale") or {}
+    if "T_first" in ts and (Fraction(str(ts["T_first"])) / dt).denominator != 1:
+        raise CheckFailure("timescale.T_first", f"a layer time k·Δt (Δt = {dt})",
+                           repr(ts["T_first"]))
     n = ctx.n
     P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
     ctx.judge({"clusters": len(set(lf["leader"])), "P_star": P})

@@ -261,9 +261,9 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
     else:  # T10 (3): c = min(m, μ)·q^K, exact
         rate_lo, form = base * (1 + lam * dt) ** int(T / dt), "min(m, mu)·(1 + λΔt)^K"
     rate = _q(lemma["rate_constant"], "tail_lemma.rate_constant")
-    if rate > rate_lo:
+    if not 0 < rate <= rate_lo:  # c ≤ 0 would make the rate statement empty
         raise CheckFailure("tail_lemma.rate_constant",
-                           f"c <= {float(rate_lo)!r} (<= {form})", str(rate))
+                           f"0 < c <= {float(rate_lo)!r} (<= {form})", str(rate))
     # Conclusion (1) uses the recomputed bound d0 (≤ the stored δ₀).
     return {"T": T, "leader": leader, "boxes": boxes, "diffs": diffs,
             "delta0": mpf_fraction(d0, delta0), "m": m, "mu": mu, "rate_lo": rate_lo}
@@ -436,7 +436,7 @@ def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
     leaders = sorted(set(leader))
     expected, bad = _t4_expected(theorem, lf, X0, d)
     if verdict != expected:
-        raise CheckFailure("verdict", f"{expected!r} (what Lemma T4's data imply for "
+        raise CheckFailure("verdict", f"{expected!r} (what the leader-follower lemma's data imply for "
                            f"Theorem {theorem})", repr(verdict))
     where, other = ("evidence", "limit") if verdict == "refuted" else ("limit", "evidence")
     if cert.get(other) is not None:
@@ -457,16 +457,17 @@ def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
             closed(cl, cluster_keys, f"{where}.clusters[{idx}]")
         _check_clusters(src["clusters"], lf, B, f"{where}.clusters", center)
     rate_lo = lf["rate_lo"]
-    if "rate_constant" in src and _q(src["rate_constant"], f"{where}.rate_constant") > rate_lo:
-        raise CheckFailure(f"{where}.rate_constant", f"<= {float(rate_lo)!r} (a lower bound "
-                           "of min(m, mu)·e^(λT))", str(src["rate_constant"]))
+    if "rate_constant" in src and not \
+            0 < _q(src["rate_constant"], f"{where}.rate_constant") <= rate_lo:
+        raise CheckFailure(f"{where}.rate_constant", f"0 < c <= {float(rate_lo)!r} (a lower "
+                           "bound of the lemma's rate constant)", str(src["rate_constant"]))
     if "rate" in src:
         rate = closed(src["rate"], {"statement", "c_lower_bound"}, f"{where}.rate")
         if rate.get("statement") != rate_statement:
             raise CheckFailure(f"{where}.rate.statement", repr(rate_statement),
                                repr(rate.get("statement")))
-        if _q(rate.get("c_lower_bound"), f"{where}.rate.c_lower_bound") > rate_lo:
-            raise CheckFailure(f"{where}.rate.c_lower_bound", f"<= {float(rate_lo)!r}",
+        if not 0 < _q(rate.get("c_lower_bound"), f"{where}.rate.c_lower_bound") <= rate_lo:
+            raise CheckFailure(f"{where}.rate.c_lower_bound", f"0 < c <= {float(rate_lo)!r}",
                                str(rate.get("c_lower_bound")))
     if "leaders" in src and src["leaders"] != leaders:
         raise CheckFailure(f"{where}.leaders", repr(leaders), repr(src["leaders"]))

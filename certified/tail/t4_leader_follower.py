@@ -62,6 +62,9 @@ class LeaderFollowerBound:
     kappa : Fraction
         Score perturbation already subtracted from m and mu (Lemma T8: the G-components
         of a paranormal V); 0 for Lemma T4 itself.
+    dt : Fraction or None
+        Discrete time (Lemma T10): read t as the layer k, e^{2λt} as q^{2k}, e^{λ(t+T)}
+        as q^{k+K} and e^{λT} as q^K in the margins and the rate (q = 1 + λΔt).
     """
 
     T: Fraction

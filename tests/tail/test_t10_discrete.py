@@ -179,3 +179,23 @@ def test_no_step_size_threshold_for_scalar_V(dt):
     assert v.verdict == "certified", (dt, v.reason)
     assert [c["members"] for c in v.limit["clusters"]] == [[0, 3, 5], [1], [2, 4]]
     assert check_certificate(json.loads(json.dumps(to_certificate(v)))).valid
+
+
+def test_checker_rejects_an_empty_rate_and_a_first_time_off_the_layers():
+    """c ≤ 0 would make the rate statement empty; T_first must be a layer time."""
+    from certified.checker import digest
+
+    v = certify(Instance.load(str(ROOT / "examples" / "discrete_layers.json")), "3.1",
+                digits=30, max_seconds=None)
+    cert = json.loads(json.dumps(to_certificate(v)))
+    for path, value, field in [(("tail_lemma", "rate_constant"), "0", "rate_constant"),
+                               (("limit", "rate", "c_lower_bound"), "-5", "c_lower_bound"),
+                               (("timescale", "T_first"), "1/3", "T_first")]:
+        c = json.loads(json.dumps(cert))
+        obj = c
+        for key in path[:-1]:
+            obj = obj[key]
+        obj[path[-1]] = value
+        c["digest"] = digest(c)
+        rep = check_certificate(c)
+        assert not rep.valid and field in rep.message, (path, rep.message)
