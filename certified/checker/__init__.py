@@ -27,8 +27,9 @@ from .energy import (check_t6_at_T, check_t6_data, check_t6_limit, check_t9_data
                      check_t9_limit)
 from .errors import CheckFailure, Malformed
 from .hypotheses import decide, is_positive_definite
-from .discrete import check_boxes_at_layer, iterate_layers, layer_map
-from .lemmas import (RATE_STATEMENT_DISCRETE, _contains, _q, _t4_expected, check_centre_flags,
+from .claims import THEOREMS, check_timescale, nothing_claimed
+from .discrete import check_discrete
+from .lemmas import (T4_KEYS, _contains, _q, _t4_expected, check_centre_flags,
                      check_enclosure_at_T, check_leader_follower, check_t4_verdict, closed)
 from .selftest import ArithmeticUnfit, arithmetic_selftest
 from .paranormal import (check_paranormal, check_paranormal_enclosure,
@@ -232,17 +233,8 @@ def _t8_finish(ctx: _Ctx, pn: dict) -> str:
 # -- no lemma: the replay alone, verdict undecided ----------------------------------------------
 
 def _none_prepare(ctx: _Ctx) -> dict:
-    _nothing_claimed(ctx.obj)
+    nothing_claimed(ctx.obj)
     return {"T": None}
-
-
-def _nothing_claimed(obj: dict) -> None:
-    if obj["verdict"] != "undecided":
-        raise CheckFailure("verdict", "'undecided' (no lemma proves a limit here)",
-                           repr(obj["verdict"]))
-    for key in ("limit", "evidence"):
-        if obj.get(key):
-            raise CheckFailure(key, "null (nothing is proved)", repr(obj[key])[:60])
 
 
 def _none_at_T(ctx: _Ctx, parsed: dict, S: Any) -> None:
@@ -256,10 +248,8 @@ def _none_finish(ctx: _Ctx, parsed: dict) -> str:
 
 
 #: The tail lemmas a replayed certificate may carry, by their code ("T4" …; None: no lemma).
-_T4_KEYS = frozenset({"lemma", "T", "lambda", "leader_map", "m", "mu", "delta", "eta", "delta0",
-                      "eta0", "D", "rate_constant", "boxes_at_T", "differences_at_T"})
 LEMMAS: dict[str | None, _Rule] = {
-    "T4": _Rule("T4 (leader-follower, V = λI)", _T4_KEYS, "z", True, _t4_prepare, lambda ctx, lf, S: check_enclosure_at_T(lf, S),
+    "T4": _Rule("T4 (leader-follower, V = λI)", T4_KEYS, "z", True, _t4_prepare, lambda ctx, lf, S: check_enclosure_at_T(lf, S),
                 _t4_finish),
     "T6": _Rule("T6 (energy bound, V = −μI, B symmetric positive definite)",
                 frozenset({"lemma", "T", "mu", "q_at_T_upper", "log_n_upper", "sup_q_upper"}),
@@ -274,7 +264,7 @@ LEMMAS: dict[str | None, _Rule] = {
                            "delta0", "limits_psi_z", "omega_at_T", "boxes_at_T"}),
                 "x", False, _t7_prepare, _t7_at_T, _t7_finish),
     "T8": _Rule("T8 (leader-follower in F, paranormal V)",
-                _T4_KEYS | {"kappa", "basis", "dim_F", "B_FF", "nu", "g", "Y", "G_boxes_at_T",
+                T4_KEYS | {"kappa", "basis", "dim_F", "B_FF", "nu", "g", "Y", "G_boxes_at_T",
                             "coordinates"},
                 "x", False, _t8_prepare, _t8_at_T, _t8_finish),
     None: _Rule(None, frozenset(), None, False, _none_prepare, _none_at_T, _none_finish),
@@ -315,9 +305,6 @@ def _check_hypotheses(ctx: _Ctx, code: str | None) -> None:
         raise CheckFailure("hypotheses_hold", "true (the hypotheses of theorem "
                            f"{ctx.obj['theorem']} proved exactly by the checker)", "false")
 
-
-#: the theorems a `verify` certificate may be about (its verdict is for one of them)
-THEOREMS = ("2.1", "3.1", "4.2", "5.2", "8.5")
 
 #: the audit lemmas' titles (compared verbatim)
 AUDIT_LEMMAS = {"S0": "S0 (stationary configuration, proofs_notes/audits.md)",
@@ -378,123 +365,12 @@ def _check_symmetric_verify(ctx: _Ctx) -> str:
             f"verdict {verdict!r} for Theorem {theorem}")
 
 
-#: Lemma T10's title and fields; the integration fields of a discrete-time certificate.
-T10_TITLE = "T10 (discrete leader-follower, V = λI)"
-_T10_KEYS = _T4_KEYS | {"dt", "layer"}
-_DISCRETE_INTEG_KEYS = {"variable", "certified_until", "bits", "order", "backend", "steps",
-                        "precision_attempts", "replay", "replay_note"}
-
-
-def _check_discrete(ctx: _Ctx) -> str:
-    """Lemma T10 (discrete time, V = λI): the lemma on its stored data, the verdict it
-    implies, the integration's claims (layers of Δt up to certified_until), and the
-    stored boxes at the layer K against the checker's own iteration of the layer map
-    (Lemma C21: no step data are read)."""
-    inst = ctx.obj["instance"]
-    tm = inst.get("time")
-    if not (isinstance(tm, dict) and set(tm) == {"discrete"}) or inst.get("variant"):
-        raise CheckFailure("instance.time", "discrete time {'discrete': Δt} without variant "
-                           "(what Lemma T10 is about)", repr(tm))
-    if ctx.integ is not None and ctx.integ.get("replay") is not None:
-        raise CheckFailure("instance.time", "continuous time (the replay records are steps "
-                           "of the differential equation)", repr(tm))
-    dt = _frac(tm["discrete"], "instance.time.discrete")
-    if dt <= 0:
-        raise CheckFailure("instance.time.discrete", "Δt > 0", str(dt))
-    if str(ctx.obj.get("theorem")) not in THEOREMS:
-        raise CheckFailure("theorem", "one of " + ", ".join(THEOREMS), repr(ctx.obj.get("theorem")))
-    if ctx.lemma is None:  # layers run, no lemma held: nothing is claimed
-        _nothing_claimed(ctx.obj)
-        layers = _discrete_integration(ctx, dt, 0)
-        iterate_layers(ctx.X0, ctx.V, ctx.B, dt, layers)  # finite balls (BallError else)
-        ctx.steps_checked = layers
-        ctx.judge()
-        return (f"valid: the layer map iterated to layer {layers} (Δt = {dt}); no lemma, "
-                "verdict undecided")
-    if ctx.lemma.get("lemma") != T10_TITLE:
-        raise CheckFailure("tail_lemma.lemma", repr(T10_TITLE), repr(ctx.lemma.get("lemma")))
-    closed(ctx.lemma, set(_T10_KEYS), "tail_lemma")
-    if _frac(ctx.lemma["dt"], "tail_lemma.dt") != dt:
-        raise CheckFailure("tail_lemma.dt", f"{dt} (the instance's Δt)", repr(ctx.lemma["dt"]))
-    K = ctx.lemma["layer"]
-    if not isinstance(K, int) or isinstance(K, bool) or K < 0:
-        raise CheckFailure("tail_lemma.layer", "a layer index >= 0", repr(K))
-    if _frac(ctx.lemma["T"], "tail_lemma.T") != K * dt:
-        raise CheckFailure("tail_lemma.T", f"{K * dt} (layer × Δt)", repr(ctx.lemma["T"]))
-    if ctx.lam is None or ctx.lam <= 0:
-        raise CheckFailure("instance.V", "V = λI with λ > 0 (Lemma T10)", "another V")
-    lf = check_leader_follower(ctx.lemma, ctx.lam, ctx.B, ctx.n, dt=dt)
-    check_t4_verdict(ctx.obj, lf, ctx.X0, ctx.B, rate_statement=RATE_STATEMENT_DISCRETE)
-    layers = _discrete_integration(ctx, dt, K)
-    X = iterate_layers(ctx.X0, ctx.V, ctx.B, dt, K)
-    check_boxes_at_layer(lf, X, ctx.lam, dt, K)
-    for _ in range(K, layers):  # the layers claimed beyond K: finite balls (BallError else)
-        X = layer_map(X, ctx.V, ctx.B, dt)
-    ctx.steps_checked = layers
-    _check_timescale(ctx, lf)
-    ts = ctx.obj.get("timescale") or {}
-    if "T_first" in ts and (Fraction(str(ts["T_first"])) / dt).denominator != 1:
-        raise CheckFailure("timescale.T_first", f"a layer time k·Δt (Δt = {dt})",
-                           repr(ts["T_first"]))
-    n = ctx.n
-    P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
-    ctx.judge({"clusters": len(set(lf["leader"])), "P_star": P})
-    return (f"valid: Lemma T10 re-checked; the layer map iterated to layer {layers} "
-            f"(Δt = {dt}, lemma at layer {K}); verdict {ctx.obj['verdict']!r} for Theorem "
-            f"{ctx.obj['theorem']}")
-
-
-def _discrete_integration(ctx: _Ctx, dt: Fraction, K: int) -> int:
-    """The integration block of a discrete-time certificate: closed, the layer map's
-    steps [k·Δt, Δt], certified_until at their end and ≥ the lemma's layer K; returns the
-    number of layers claimed."""
-    integ = ctx.integ
-    if integ is None:
-        raise CheckFailure("integration", "the layers run (Lemma T10 needs layer K)", "null")
-    closed(integ, _DISCRETE_INTEG_KEYS, "integration")
-    if integ.get("variable") != "z" or integ.get("order") != 1:
-        raise CheckFailure("integration", "variable 'z' and order 1 (the layer map)",
-                           f"{integ.get('variable')!r}, {integ.get('order')!r}")
-    if integ.get("replay") is not None:
-        raise CheckFailure("integration.replay", "null (the checker iterates the map itself)",
-                           "replay data")
-    for key in ("replay_note", "backend"):
-        if not isinstance(integ.get(key, ""), str):
-            raise CheckFailure(f"integration.{key}", "a string", "another type")
-    if not (isinstance(integ.get("precision_attempts", []), list) and
-            all(isinstance(x, str) for x in integ.get("precision_attempts", []))):
-        raise CheckFailure("integration.precision_attempts", "a list of strings", "another type")
-    steps = integ.get("steps")
-    if not isinstance(steps, list) or any(
-            not isinstance(st, list) or len(st) != 2 or
-            _frac(st[0], f"integration.steps[{k}]") != k * dt or
-            _frac(st[1], f"integration.steps[{k}]") != dt for k, st in enumerate(steps)):
-        raise CheckFailure("integration.steps", f"[k·Δt, Δt] for k = 0, 1, … (Δt = {dt})",
-                           repr(steps)[:60])
-    layers = len(steps)
-    if _frac(integ.get("certified_until"), "integration.certified_until") != layers * dt             or layers < K:
-        raise CheckFailure("integration.certified_until", f"{layers * dt} (the end of "
-                           f"integration.steps, >= tail_lemma.T = {K * dt})",
-                           repr(integ.get("certified_until")))
-    return layers
-
-
-def _frac(x: Any, where: str) -> Fraction:
-    """An exact number of the certificate (a string or an int), or CheckFailure."""
-    if isinstance(x, bool) or not isinstance(x, (str, int)):
-        raise CheckFailure(where, "an exact number (a string)", repr(x)[:40])
-    try:
-        return Fraction(x)
-    except (ValueError, ZeroDivisionError):
-        raise CheckFailure(where, "an exact number", repr(x)[:40]) from None
-
-
 def _check_unintegrated(ctx: _Ctx) -> str:
     """No integration: nothing is proved, so the verdict (and every claim) is undecided
     (in any time setting: e.g. discrete time or a variant)."""
     if ctx.lemma is not None:
         raise CheckFailure("integration", "the validated steps behind the lemma", "null")
-    _nothing_claimed(ctx.obj)
+    nothing_claimed(ctx.obj)
     ctx.judge()
     return "valid: no integration, no lemma, verdict undecided"
 
@@ -564,34 +440,7 @@ def _check_integration_claims(ctx: _Ctx, t_end: Fraction, parsed: dict) -> None:
         raise CheckFailure("integration.certified_until", f"{end} (the end of the last of "
                            "integration.steps, "
                            f">= the replayed {t_end})", str(integ.get("certified_until")))
-    _check_timescale(ctx, parsed)
-
-
-def _check_timescale(ctx: _Ctx, parsed: dict) -> None:
-    """The timescale's claims: T_used is the lemma's T, T_first a time in [0, T], the
-    floats their values, δ₀ at T_used at least the recomputed δ₀."""
-    ts = ctx.obj.get("timescale")
-    if ctx.lemma is None or ts is None:
-        return
-    T = Fraction(ctx.lemma["T"])
-    allowed = {"T", "T_float", "meaning", "T_first", "T_first_float", "T_used",
-               "delta0_at_first", "delta0_at_T_used"}
-    closed(ts, allowed, "timescale")
-    for key in ("T", "T_used"):
-        if key in ts and Fraction(str(ts[key])) != T:
-            raise CheckFailure(f"timescale.{key}", f"{T} (tail_lemma.T)", repr(ts[key]))
-    if "T_first" in ts and not 0 <= Fraction(str(ts["T_first"])) <= T:
-        raise CheckFailure("timescale.T_first", f"a time in [0, {T}]", repr(ts["T_first"]))
-    for key in ("T_float", "T_first_float"):
-        base = ts.get(key.replace("_float", "") if key != "T_float" else "T",
-                      ts.get("T_used"))
-        if key in ts and ts[key] != float(Fraction(str(base))):
-            raise CheckFailure(f"timescale.{key}", repr(float(Fraction(str(base)))),
-                               repr(ts[key]))
-    if "delta0_at_T_used" in ts and "delta0" in parsed and \
-            Fraction(str(ts["delta0_at_T_used"])) < parsed["delta0"]:
-        raise CheckFailure("timescale.delta0_at_T_used", f">= {float(parsed['delta0'])!r} "
-                           "(δ₀ recomputed at T)", repr(ts["delta0_at_T_used"]))
+    check_timescale(ctx, parsed)
 
 
 def _check_claims_only(obj: Any) -> str:
@@ -649,7 +498,7 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
             bits = 2 * int(ctx.integ["bits"]) + 64
         with scaled(bits):
             if discrete or code == "T10":
-                msg = _check_discrete(ctx)
+                msg = check_discrete(ctx)
             elif audit is not None and code in ("S0", "S1", "S2"):
                 msg = _check_exact(ctx, code)
             elif code == "S1" and ctx.integ is None:

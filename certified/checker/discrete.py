@@ -13,13 +13,18 @@ Lemma C21). Nothing here is imported from the producer.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from .balls import Ball, const
+from .claims import THEOREMS, check_timescale, nothing_claimed
 from .errors import CheckFailure
+from .lemmas import (T4_KEYS, RATE_STATEMENT_DISCRETE, check_leader_follower,
+                     check_t4_verdict, closed)
 
-__all__ = ["check_boxes_at_layer", "iterate_layers", "layer_map", "z_boxes"]
+__all__ = ["T10_TITLE", "check_boxes_at_layer", "check_discrete", "iterate_layers",
+           "layer_map", "z_boxes"]
 
 
 def _row_max_column(row: list[Ball]) -> int:
@@ -102,3 +107,115 @@ def check_boxes_at_layer(lf: dict, X: np.ndarray, lam: Fraction, dt: Fraction, K
                 raise CheckFailure(f"tail_lemma.differences_at_T[{j}][{c}]",
                                    f"an interval containing the iterated {own[c]!r}",
                                    f"[{float(lo)!r}, {float(hi)!r}]")
+
+
+#: Lemma T10's title and fields; the integration fields of a discrete-time certificate.
+T10_TITLE = "T10 (discrete leader-follower, V = λI)"
+_T10_KEYS = T4_KEYS | {"dt", "layer"}
+_DISCRETE_INTEG_KEYS = {"variable", "certified_until", "bits", "order", "backend", "steps",
+                        "precision_attempts", "replay", "replay_note"}
+
+
+def check_discrete(ctx: Any) -> str:
+    """Lemma T10 (discrete time, V = λI): the lemma on its stored data, the verdict it
+    implies, the integration's claims (layers of Δt up to certified_until), and the
+    stored boxes at the layer K against the checker's own iteration of the layer map
+    (Lemma C21: no step data are read)."""
+    inst = ctx.obj["instance"]
+    tm = inst.get("time")
+    if not (isinstance(tm, dict) and set(tm) == {"discrete"}) or inst.get("variant"):
+        raise CheckFailure("instance.time", "discrete time {'discrete': Δt} without variant "
+                           "(what Lemma T10 is about)", repr(tm))
+    if ctx.integ is not None and ctx.integ.get("replay") is not None:
+        raise CheckFailure("instance.time", "continuous time (the replay records are steps "
+                           "of the differential equation)", repr(tm))
+    dt = _frac(tm["discrete"], "instance.time.discrete")
+    if dt <= 0:
+        raise CheckFailure("instance.time.discrete", "Δt > 0", str(dt))
+    if str(ctx.obj.get("theorem")) not in THEOREMS:
+        raise CheckFailure("theorem", "one of " + ", ".join(THEOREMS), repr(ctx.obj.get("theorem")))
+    if ctx.lemma is None:  # layers run, no lemma held: nothing is claimed
+        nothing_claimed(ctx.obj)
+        layers = _discrete_integration(ctx, dt, 0)
+        iterate_layers(ctx.X0, ctx.V, ctx.B, dt, layers)  # finite balls (BallError else)
+        ctx.steps_checked = layers
+        ctx.judge()
+        return (f"valid: the layer map iterated to layer {layers} (Δt = {dt}); no lemma, "
+                "verdict undecided")
+    if ctx.lemma.get("lemma") != T10_TITLE:
+        raise CheckFailure("tail_lemma.lemma", repr(T10_TITLE), repr(ctx.lemma.get("lemma")))
+    closed(ctx.lemma, set(_T10_KEYS), "tail_lemma")
+    if _frac(ctx.lemma["dt"], "tail_lemma.dt") != dt:
+        raise CheckFailure("tail_lemma.dt", f"{dt} (the instance's Δt)", repr(ctx.lemma["dt"]))
+    K = ctx.lemma["layer"]
+    if not isinstance(K, int) or isinstance(K, bool) or K < 0:
+        raise CheckFailure("tail_lemma.layer", "a layer index >= 0", repr(K))
+    if _frac(ctx.lemma["T"], "tail_lemma.T") != K * dt:
+        raise CheckFailure("tail_lemma.T", f"{K * dt} (layer × Δt)", repr(ctx.lemma["T"]))
+    if ctx.lam is None or ctx.lam <= 0:
+        raise CheckFailure("instance.V", "V = λI with λ > 0 (Lemma T10)", "another V")
+    lf = check_leader_follower(ctx.lemma, ctx.lam, ctx.B, ctx.n, dt=dt)
+    check_t4_verdict(ctx.obj, lf, ctx.X0, ctx.B, rate_statement=RATE_STATEMENT_DISCRETE)
+    layers = _discrete_integration(ctx, dt, K)
+    X = iterate_layers(ctx.X0, ctx.V, ctx.B, dt, K)
+    check_boxes_at_layer(lf, X, ctx.lam, dt, K)
+    for _ in range(K, layers):  # the layers claimed beyond K: finite balls (BallError else)
+        X = layer_map(X, ctx.V, ctx.B, dt)
+    ctx.steps_checked = layers
+    check_timescale(ctx, lf)
+    ts = ctx.obj.get("timescale") or {}
+    if "T_first" in ts and (Fraction(str(ts["T_first"])) / dt).denominator != 1:
+        raise CheckFailure("timescale.T_first", f"a layer time k·Δt (Δt = {dt})",
+                           repr(ts["T_first"]))
+    n = ctx.n
+    P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
+    ctx.judge({"clusters": len(set(lf["leader"])), "P_star": P})
+    return (f"valid: Lemma T10 re-checked; the layer map iterated to layer {layers} "
+            f"(Δt = {dt}, lemma at layer {K}); verdict {ctx.obj['verdict']!r} for Theorem "
+            f"{ctx.obj['theorem']}")
+
+
+def _discrete_integration(ctx: Any, dt: Fraction, K: int) -> int:
+    """The integration block of a discrete-time certificate: closed, the layer map's
+    steps [k·Δt, Δt], certified_until at their end and ≥ the lemma's layer K; returns the
+    number of layers claimed."""
+    integ = ctx.integ
+    if integ is None:
+        raise CheckFailure("integration", "the layers run (Lemma T10 needs layer K)", "null")
+    closed(integ, _DISCRETE_INTEG_KEYS, "integration")
+    if integ.get("variable") != "z" or integ.get("order") != 1:
+        raise CheckFailure("integration", "variable 'z' and order 1 (the layer map)",
+                           f"{integ.get('variable')!r}, {integ.get('order')!r}")
+    if integ.get("replay") is not None:
+        raise CheckFailure("integration.replay", "null (the checker iterates the map itself)",
+                           "replay data")
+    for key in ("replay_note", "backend"):
+        if not isinstance(integ.get(key, ""), str):
+            raise CheckFailure(f"integration.{key}", "a string", "another type")
+    if not (isinstance(integ.get("precision_attempts", []), list) and
+            all(isinstance(x, str) for x in integ.get("precision_attempts", []))):
+        raise CheckFailure("integration.precision_attempts", "a list of strings", "another type")
+    steps = integ.get("steps")
+    if not isinstance(steps, list) or any(
+            not isinstance(st, list) or len(st) != 2 or
+            _frac(st[0], f"integration.steps[{k}]") != k * dt or
+            _frac(st[1], f"integration.steps[{k}]") != dt for k, st in enumerate(steps)):
+        raise CheckFailure("integration.steps", f"[k·Δt, Δt] for k = 0, 1, … (Δt = {dt})",
+                           repr(steps)[:60])
+    layers = len(steps)
+    until = _frac(integ.get("certified_until"), "integration.certified_until")
+    if until != layers * dt or layers < K:
+        raise CheckFailure("integration.certified_until", f"{layers * dt} (the end of "
+                           f"integration.steps, >= tail_lemma.T = {K * dt})",
+                           repr(integ.get("certified_until")))
+    return layers
+
+
+def _frac(x: Any, where: str) -> Fraction:
+    """An exact number of the certificate (a string or an int), or CheckFailure."""
+    if isinstance(x, bool) or not isinstance(x, (str, int)):
+        raise CheckFailure(where, "an exact number (a string)", repr(x)[:40])
+    try:
+        return Fraction(x)
+    except (ValueError, ZeroDivisionError):
+        raise CheckFailure(where, "an exact number", repr(x)[:40]) from None

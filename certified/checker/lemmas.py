@@ -177,6 +177,11 @@ def _larger(x: tuple, y: tuple) -> tuple:
     return x if L.mpf_cmp(x, y) >= 0 else y
 
 
+#: Lemma T4's fields (closed; T8 and T10 add theirs).
+T4_KEYS = frozenset({"lemma", "T", "lambda", "leader_map", "m", "mu", "delta", "eta", "delta0",
+                      "eta0", "D", "rate_constant", "boxes_at_T", "differences_at_T"})
+
+
 def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int,
                           kappa: Fraction = Fraction(0), dt: Fraction | None = None) -> dict:
     """Re-verify Lemma T4's hypotheses and conclusions from the stored data at T (with
