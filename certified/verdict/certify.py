@@ -324,10 +324,12 @@ def _timescale(lemma: str, first_T: Fraction, used_T: Fraction, check_every: Fra
                refined_while: str, **extra: str) -> dict:
     """Remark 3.3's timescale of a lemma run: the first check time at which the lemma
     held, and the (later, refined) time whose lemma is reported."""
+    where = "at the first step end" if lemma != "T10" else "at the first layer"
     return {"T_first": str(first_T), "T_first_float": float(first_T), "T_used": str(used_T),
             **extra,
             "meaning": f"T_first: first check time at which Lemma {lemma}'s hypotheses held "
-                       f"(checks every {check_every}); T_used: the time of the lemma "
+                       f"(checked {where} at or after every multiple of {check_every}); "
+                       "T_used: the time of the lemma "
                        f"reported (integration continued while {refined_while}, within "
                        "the budget)"}
 
