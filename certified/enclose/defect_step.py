@@ -44,8 +44,6 @@ __all__ = ["DefectRejected", "DefectStepResult", "DefectStepper", "defect_step",
 #: balls stay rigorous at any precision.
 COVER_BITS = 64
 PROBE_EVERY = 1
-#: The disk on which holomorphy is proved, relative to the circle's radius ρ (≥ 1).
-DISK_MARGIN = Fraction(9, 8)
 RHO_FRACTION = 0.5
 
 
@@ -441,11 +439,7 @@ def choose_rho(field, poly: _Poly, t0: Fraction, leaders, start: Fraction, tries
         if stats is not None:
             stats["rho_tries"] = stats.get("rho_tries", 0) + 1
         with ctx.workprec(COVER_BITS):
-            # Holomorphy is proved on a disk 1/8 larger than the circle's: a smaller disk
-            # follows, and the checker, whose binary64 boxes are looser, then covers the
-            # ρ-disk away from the singularities (without the margin it failed at depth 7
-            # on a valid step of the authors' n = 20 run, commit 911896f).
-            ok, cnt = disk_holomorphic(field, poly, t0, rho * DISK_MARGIN, leaders)
+            ok, cnt = disk_holomorphic(field, poly, t0, rho, leaders)
             if stats is not None:
                 stats["disk_boxes"] = stats.get("disk_boxes", 0) + cnt
             M = circle_defect(field, poly, t0, rho, leaders, circle) if ok else None
