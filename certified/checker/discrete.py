@@ -20,8 +20,8 @@ import numpy as np
 from .balls import Ball, const
 from .claims import THEOREMS, check_timescale, nothing_claimed
 from .errors import CheckFailure
-from .lemmas import (T4_KEYS, RATE_STATEMENT_DISCRETE, check_leader_follower,
-                     check_t4_verdict, closed)
+from .lemmas import (T4_KEYS, RATE_STATEMENT_DISCRETE, _q, check_leader_follower,
+                     check_stored_boxes, check_t4_verdict, closed)
 
 __all__ = ["T10_TITLE", "check_boxes_at_layer", "check_discrete", "iterate_layers",
            "layer_map", "z_boxes"]
@@ -73,40 +73,24 @@ def iterate_layers(X0: list[list[Fraction]], V: list[list[Fraction]],
     return X
 
 
-def z_boxes(X: np.ndarray, lam: Fraction, dt: Fraction, K: int
-            ) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-    """(z^[K] boxes, l ↦ (z_j − z_l) rows) for V = λI: z = (1 + λΔt)^{−K}·x, exact factor
-    (a ball of the rational). Differences from the x-boxes before scaling."""
+def z_boxes(X: np.ndarray, lam: Fraction, dt: Fraction, K: int, leader: list[int]
+            ) -> tuple[np.ndarray, dict[int, list[Ball]]]:
+    """(z^[K] boxes (n, d), follower j ↦ the d balls of z_j − z_{l(j)}) for V = λI:
+    z = (1 + λΔt)^{−K}·x, the exact factor as a ball of the rational. Differences from
+    the x-boxes before scaling."""
     n, d = X.shape
     s = const(Fraction(1) / (1 + lam * dt) ** K)
     Z = np.array([[X[i, c] * s for c in range(d)] for i in range(n)], dtype=object)
-
-    def diff(j: int, l: int) -> list[Ball]:
-        return [(X[j, c] - X[l, c]) * s for c in range(d)]
-    return Z, diff  # type: ignore[return-value]
+    diffs = {j: [(X[j, c] - X[leader[j], c]) * s for c in range(d)]
+             for j in range(n) if leader[j] != j}
+    return Z, diffs
 
 
 def check_boxes_at_layer(lf: dict, X: np.ndarray, lam: Fraction, dt: Fraction, K: int) -> None:
     """The certificate's boxes and follower differences at the layer K contain the
     checker's own enclosures (Lemma C21)."""
-    leader, boxes, diffs = lf["leader"], lf["boxes"], lf["diffs"]
-    Z, diff = z_boxes(X, lam, dt, K)
-    n, d = Z.shape
-    for i in range(n):
-        for c in range(d):
-            lo, hi = boxes[i][c]
-            if not (lo <= Z[i, c].lo_q() and Z[i, c].hi_q() <= hi):
-                raise CheckFailure(f"tail_lemma.boxes_at_T[{i}][{c}]",
-                                   f"an interval containing the iterated {Z[i, c]!r}",
-                                   f"[{float(lo)!r}, {float(hi)!r}]")
-    for j in sorted(diffs):
-        own = diff(j, leader[j])
-        for c in range(d):
-            lo, hi = diffs[j][c]
-            if not (lo <= own[c].lo_q() and own[c].hi_q() <= hi):
-                raise CheckFailure(f"tail_lemma.differences_at_T[{j}][{c}]",
-                                   f"an interval containing the iterated {own[c]!r}",
-                                   f"[{float(lo)!r}, {float(hi)!r}]")
+    Z, diffs = z_boxes(X, lam, dt, K, lf["leader"])
+    check_stored_boxes(lf, Z, diffs, "iterated")
 
 
 #: Lemma T10's title and fields; the integration fields of a discrete-time certificate.
@@ -212,10 +196,8 @@ def _discrete_integration(ctx: Any, dt: Fraction, K: int) -> int:
 
 
 def _frac(x: Any, where: str) -> Fraction:
-    """An exact number of the certificate (a string or an int), or CheckFailure."""
+    """An exact number of the certificate given as a string or an int (not a JSON float
+    or a boolean), parsed by the lemmas' :func:`~.lemmas._q`, or CheckFailure."""
     if isinstance(x, bool) or not isinstance(x, (str, int)):
         raise CheckFailure(where, "an exact number (a string)", repr(x)[:40])
-    try:
-        return Fraction(x)
-    except (ValueError, ZeroDivisionError):
-        raise CheckFailure(where, "an exact number", repr(x)[:40]) from None
+    return _q(x, where)

@@ -9,6 +9,7 @@ Lemma T4; what is re-checked here: ``proofs_notes/checker.md``, Lemma C6.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import mpmath.libmp as L
 import numpy as np
@@ -110,7 +111,6 @@ def _tails(m: Fraction, mu: Fraction | None, lam: Fraction, T: Fraction, D: Frac
     floats rounded up (relative precision: they may be far below the fixed-point unit):
     e^{−b}/b with b = m e^{2λT} is decreasing in b, so a lower bound of b gives an upper
     bound of the tail."""
-    n = len(leader)
     beta = exp_down(mpf_down(2 * lam * T))
 
     def tail(x: Fraction) -> tuple:  # ≥ e^{−xβ}/(xβ) for x > 0
@@ -118,19 +118,34 @@ def _tails(m: Fraction, mu: Fraction | None, lam: Fraction, T: Fraction, D: Frac
         return div_up(exp_up(L.mpf_neg(b)), b)
     tail_b = tail(m)
     tail_a = tail(mu) if mu is not None else None
+    return _bootstrap_max(leader, eps, eta, D, tail_b, tail_a, Fraction(1, 2), Fraction(1),
+                          Fraction(1), Fraction(1))
+
+
+def _bootstrap_max(leader: list[int], eps: dict[int, Fraction], eta: Fraction, D: Fraction,
+                   far: tuple, near: tuple | None, far_d: Fraction, far_e: Fraction,
+                   w_d: Fraction, w_e: Fraction) -> tuple[tuple, tuple]:
+    """max over clusters k of w_d·[far_d·(n − c_k)D·far + Σ_k·near] and
+    w_e·[far_e·(n − c_k)D·far + 2Σ_k·near] (Σ_k = Σ over followers l of k of (ε_l + η)),
+    every operation rounded up: the shape shared by (Hb) of T4 and (Hb′) of T10."""
+    n = len(leader)
     d0 = e0 = L.fzero
     for k in sorted(set(leader)):
         members = [i for i in range(n) if leader[i] == k]
         sig = sum((eps[j] + eta for j in members if j != k), Fraction(0))
         outside = n - len(members)
-        dk = mul_up(mpf_up(Fraction(outside) * D / 2), tail_b)
-        ek = mul_up(mpf_up(Fraction(outside) * D), tail_b)
+        dk = mul_up(mpf_up(far_d * outside * D), far)
+        ek = mul_up(mpf_up(far_e * outside * D), far)
         if sig:
-            if tail_a is None:
+            if near is None:
                 raise CheckFailure("tail_lemma.mu", "a within-cluster margin (followers exist)",
                                    "null")
-            dk = add_up(dk, mul_up(mpf_up(sig), tail_a))
-            ek = add_up(ek, mul_up(mpf_up(2 * sig), tail_a))
+            dk = add_up(dk, mul_up(mpf_up(sig), near))
+            ek = add_up(ek, mul_up(mpf_up(2 * sig), near))
+        if w_d != 1:
+            dk = mul_up(mpf_up(w_d), dk)
+        if w_e != 1:
+            ek = mul_up(mpf_up(w_e), ek)
         d0, e0 = _larger(d0, dk), _larger(e0, ek)
     return d0, e0
 
@@ -142,7 +157,6 @@ def _tails_discrete(m: Fraction, mu: Fraction | None, lam: Fraction, dt: Fractio
     rounded up: with q = 1 + λΔt, α = λΔt/q, a = μq^{2K}, b = mq^{2K} (exact),
     A = e^{−a}(1 + 1/(aα)), C = e^{−b}(1 + 1/(2bα)); δ₀ = α max_k [Σ_k A + (n − c_k)DC],
     η₀ = λΔt max_k [2Σ_k A + 2(n − c_k)DC]. Requires b ≥ 1/2 (T10's sums)."""
-    n = len(leader)
     q = 1 + lam * dt
     alpha = lam * dt / q
     beta = q ** (2 * K)
@@ -155,22 +169,7 @@ def _tails_discrete(m: Fraction, mu: Fraction | None, lam: Fraction, dt: Fractio
         return mul_up(exp_up(mpf_up(-y)), mpf_up(1 + 1 / (two * y * alpha)))
     C = tail(m, 2)
     A = tail(mu, 1) if mu is not None else None
-    d0 = e0 = L.fzero
-    for k in sorted(set(leader)):
-        members = [i for i in range(n) if leader[i] == k]
-        sig = sum((eps[j] + eta for j in members if j != k), Fraction(0))
-        outside = n - len(members)
-        dk = mul_up(mpf_up(Fraction(outside) * D), C)
-        ek = mul_up(mpf_up(Fraction(2 * outside) * D), C)
-        if sig:
-            if A is None:
-                raise CheckFailure("tail_lemma.mu", "a within-cluster margin (followers exist)",
-                                   "null")
-            dk = add_up(dk, mul_up(mpf_up(sig), A))
-            ek = add_up(ek, mul_up(mpf_up(2 * sig), A))
-        d0 = _larger(d0, mul_up(mpf_up(alpha), dk))
-        e0 = _larger(e0, mul_up(mpf_up(lam * dt), ek))
-    return d0, e0
+    return _bootstrap_max(leader, eps, eta, D, C, A, Fraction(1), Fraction(2), alpha, lam * dt)
 
 
 def _larger(x: tuple, y: tuple) -> tuple:
@@ -277,18 +276,12 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
 def check_enclosure_at_T(lf: dict, S: LohnerSet) -> None:
     """The stored boxes and follower differences at T contain the replayed enclosure
     (differences as linear images of the set, Lemma C4)."""
-    leader, boxes, diffs = lf["leader"], lf["boxes"], lf["diffs"]
+    leader, boxes = lf["leader"], lf["boxes"]
     n, d = len(boxes), len(boxes[0])
     followers = [j for j in range(n) if leader[j] != j]
     # 1. The stored boxes contain the checker's own enclosure at T.
     own = S.box().reshape(n, d)
-    for i in range(n):
-        for c in range(d):
-            lo, hi = boxes[i][c]
-            if not (lo <= own[i, c].lo_q() and own[i, c].hi_q() <= hi):
-                raise CheckFailure(f"tail_lemma.boxes_at_T[{i}][{c}]",
-                                   f"an interval containing the replayed {own[i, c]!r}",
-                                   f"[{float(lo)!r}, {float(hi)!r}]")
+    E: dict[int, Any] = {}
     if followers:
         N = n * d
         Mdiff = np.empty((len(followers) * d, N), dtype=object)
@@ -298,14 +291,25 @@ def check_enclosure_at_T(lf: dict, S: LohnerSet) -> None:
             for c in range(d):
                 Mdiff[r_ * d + c, j * d + c] = one
                 Mdiff[r_ * d + c, leader[j] * d + c] = -one
-        E = S.linear_image(Mdiff).reshape(len(followers), d)
-        for r_, j in enumerate(followers):
-            for c in range(d):
-                lo, hi = diffs[j][c]
-                if not (lo <= E[r_, c].lo_q() and E[r_, c].hi_q() <= hi):
-                    raise CheckFailure(f"tail_lemma.differences_at_T[{j}][{c}]",
-                                       f"an interval containing the replayed {E[r_, c]!r}",
-                                       f"[{float(lo)!r}, {float(hi)!r}]")
+        rows = S.linear_image(Mdiff).reshape(len(followers), d)
+        E = {j: rows[r_] for r_, j in enumerate(followers)}
+    check_stored_boxes(lf, own, E, "replayed")
+
+
+def check_stored_boxes(lf: dict, own: Any, own_diffs: dict[int, Any], how: str) -> None:
+    """The lemma's stored ``boxes_at_T`` (n × d) contain the checker's own balls ``own``
+    and its ``differences_at_T`` contain ``own_diffs[j]`` (d balls per follower j);
+    ``how`` names the checker's enclosure ("replayed", "iterated") in the failure."""
+    boxes, diffs = lf["boxes"], lf["diffs"]
+    n, d = len(boxes), len(boxes[0])
+    pairs = [(f"boxes_at_T[{i}][{c}]", boxes[i][c], own[i, c])
+             for i in range(n) for c in range(d)]
+    pairs += [(f"differences_at_T[{j}][{c}]", diffs[j][c], own_diffs[j][c])
+              for j in sorted(diffs) for c in range(d)]
+    for where, (lo, hi), ball in pairs:
+        if not (lo <= ball.lo_q() and ball.hi_q() <= hi):
+            raise CheckFailure(f"tail_lemma.{where}", f"an interval containing the {how} "
+                               f"{ball!r}", f"[{float(lo)!r}, {float(hi)!r}]")
 
 
 def _contains(outer: list, inner: Iv, where: str, why: str = "recomputed") -> None:

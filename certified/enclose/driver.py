@@ -394,22 +394,18 @@ def _run_discrete(run: _Run, t_final: Fraction, bits: int) -> Trajectory:
         bar = _progress(layers, progress)
         t_cert = Fraction(0)
 
+        def z_box(layer: int, Sset: LohnerSet) -> np.ndarray:
+            """z^[k] = R^{-k} x^[k], applied to the set (exact rational matrix), shape (N,)."""
+            M = bk.array(from_fmpq_mat(Rinv ** layer))
+            return Sset.linear_image(np.kron(bk.identity(n), M), bk)
+
         def record(layer: int, Sset: LohnerSet) -> None:
             X = Sset.box(bk).reshape(n, d)
-            if variable == "x":
-                tok = X
-            else:  # z^[k] = R^{-k} x^[k], applied to the set (exact rational matrix)
-                M = bk.array(from_fmpq_mat(Rinv ** layer))
-                tok = Sset.linear_image(np.kron(bk.identity(n), M), bk).reshape(n, d)
+            tok = X if variable == "x" else z_box(layer, Sset).reshape(n, d)
             P = field.attention(X, Fraction(0), clip=True)
             times.append(wanted[layer])  # all or nothing: no half-written report
             tokens.append(tok)
             attn.append(P)
-
-        def z_set(layer: int, Sset: LohnerSet) -> LohnerSet:
-            """A set (a box) containing z^[k] = R^{-k} x^[k] (exact rational R^{-k})."""
-            M = bk.array(from_fmpq_mat(Rinv ** layer))
-            return LohnerSet.from_box(Sset.linear_image(np.kron(bk.identity(n), M), bk), bk)
 
         stopped = False
         try:
@@ -428,7 +424,7 @@ def _run_discrete(run: _Run, t_final: Fraction, bits: int) -> Trajectory:
                 if bar is not None:
                     bar.update(1)
                 if run.until is not None:  # a tail lemma's schedule (Lemma T10), in z
-                    Zs = z_set(layer + 1, S)
+                    Zs = LohnerSet.from_box(z_box(layer + 1, S), bk)
                     if run.until(t_cert, Zs.box(bk).reshape(n, d), Zs):
                         stopped = True
                         break

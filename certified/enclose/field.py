@@ -61,6 +61,14 @@ def _exact_array(backend: Backend, m: Matrix) -> np.ndarray:
     return backend.array([[x for x in row] for row in m])
 
 
+def leader_groups(leaders: Sequence[int]) -> dict[int, list[int]]:
+    """Rows grouped by their softmax shift column: leader c ↦ the rows i with l_i = c."""
+    groups: dict[int, list[int]] = {}
+    for i, c in enumerate(leaders):
+        groups.setdefault(c, []).append(i)
+    return groups
+
+
 class AttentionSeries:
     """Taylor coefficients of the attention drift of one field, one order at a time.
 
@@ -79,9 +87,7 @@ class AttentionSeries:
     def __init__(self, field: "AttentionField", Z: list[np.ndarray], t: object, order: int,
                  leaders: Sequence[int]) -> None:
         self.field, self.Z = field, Z
-        self.groups: dict[int, list[int]] = {}
-        for i, c in enumerate(leaders):
-            self.groups.setdefault(c, []).append(i)
+        self.groups = leader_groups(leaders)
         self.lead = np.asarray(leaders)
         self.Bk = field.B_jets(t, order) if field.variable == "z" else []
         self.G: list[np.ndarray] = []
@@ -304,9 +310,7 @@ class AttentionField:
         N = n * d
         if leaders is None:
             leaders = self.leaders(Z0, t)
-        groups: dict[int, list[int]] = {}
-        for i, c in enumerate(leaders):
-            groups.setdefault(c, []).append(i)
+        groups = leader_groups(leaders)
         Bk = self.B_jets(t, order) if self.variable == "z" else []
 
         def lmul(A: np.ndarray, M: np.ndarray) -> np.ndarray:
@@ -377,10 +381,7 @@ class AttentionField:
         diffs = diffs if diffs is not None else _box_diffs(Z)
         G = bk.matmul(Z, Bm)
         U = bk.zeros((self.n, self.n))
-        groups: dict[int, list[int]] = {}
-        for i, c in enumerate(leaders):
-            groups.setdefault(c, []).append(i)
-        for c, rows in groups.items():  # one product per leader, not per row
+        for c, rows in leader_groups(leaders).items():  # one product per leader, not per row
             U[rows] = bk.matmul(G[rows], diffs(c).T.copy())
         if scale is not None:
             U = U * scale

@@ -10,7 +10,7 @@ arguments (the enclosure contract of :mod:`certified.enclose.lohner_set`, in bin
 Rounding model (``proofs_notes/integrator.md``, Lemma I12): IEEE 754 binary64, round to
 nearest, as numpy's float64 ufuncs and BLAS matrix products perform it (sums of products
 in any order, with or without fused multiply–add; no Strassen-type algorithm). A radius
-is a nonnegative expression inflated by :func:`_up`; a single rounded value is bracketed
+is a nonnegative expression inflated by :func:`up`; a single rounded value is bracketed
 by its neighbouring floats (``np.nextafter``). A non-finite entry proves nothing:
 :func:`contains` answers False for it and :func:`to_arb` raises.
 
@@ -27,13 +27,13 @@ import numpy as np
 from flint import arb
 
 __all__ = ["FMat", "from_arbs", "identity", "interval", "matmul", "scale", "add",
-           "contains", "hull_widened", "to_arbs", "is_finite"]
+           "contains", "hull_widened", "to_arbs", "is_finite", "up"]
 
 U = 2.0 ** -53  # unit roundoff
 ETA = 2.0 ** -1000  # absolute slack of every radius: covers underflow (Lemma I12)
 
 
-def _up(x: np.ndarray, D: int) -> np.ndarray:
+def up(x: np.ndarray, D: int) -> np.ndarray:
     """≥ the exact value of a nonnegative expression computed as x whose terms pass at
     most D roundings (Lemma I12, item 1; underflow covered by ETA)."""
     return x * (1.0 + (D + 4) * 2.0 ** -51) + ETA
@@ -88,13 +88,13 @@ def is_finite(a: FMat) -> bool:
 def add(a: FMat, b: FMat) -> FMat:
     """a + b: |fl(m_a + m_b) − (m_a + m_b)| ≤ 2u|m| (item 3)."""
     m = a.m + b.m
-    return FMat(m, _up(a.r + b.r + 2 * U * np.abs(m), 3))
+    return FMat(m, up(a.r + b.r + 2 * U * np.abs(m), 3))
 
 
 def scale(a: FMat, s: FMat) -> FMat:
     """a·s for a scalar ball s, entrywise (item 4: one product per entry)."""
     m = a.m * s.m
-    return FMat(m, _up(np.abs(a.m) * s.r + a.r * (np.abs(s.m) + s.r) + 2 * U * np.abs(m), 4))
+    return FMat(m, up(np.abs(a.m) * s.r + a.r * (np.abs(s.m) + s.r) + 2 * U * np.abs(m), 4))
 
 
 def matmul(a: FMat, b: FMat) -> FMat:
@@ -104,7 +104,7 @@ def matmul(a: FMat, b: FMat) -> FMat:
     am, bm = np.abs(a.m), np.abs(b.m)
     m = a.m @ b.m
     # 2Lu multiplies a computed sum, never a factor of a later product (item 1)
-    return FMat(m, _up(am @ b.r + a.r @ (bm + b.r) + 2 * L * U * (am @ bm), L + 3))
+    return FMat(m, up(am @ b.r + a.r @ (bm + b.r) + 2 * L * U * (am @ bm), L + 3))
 
 
 def contains(outer: FMat, inner: FMat) -> bool:
