@@ -2,6 +2,8 @@
 
     python benchmarks/mutation_checker.py [--modules lemmas projected paranormal replay] [--jobs 2]
                                           [--workdir /tmp/mutation-checker]
+    python benchmarks/mutation_checker.py --modules defect --all \
+        --tests tests/checker/test_defect_replay.py      # the defect step's replay
 
 Copies the working tree (certified/, tests/checker/) to WORKDIR, writes mutmut's
 configuration there ([mutmut] in setup.cfg: the modules to mutate, the test selection
@@ -59,6 +61,9 @@ def main() -> int:
     ap.add_argument("--workdir", default="/tmp/mutation-checker")
     ap.add_argument("--all", action="store_true", help="every function of --modules")
     ap.add_argument("--functions", nargs="*", default=FUNCTIONS)
+    ap.add_argument("--tests", nargs="*", default=None,
+                    help="the pytest selection instead of the fast claim tests, e.g. "
+                         "tests/checker/test_defect_replay.py with --modules defect --all")
     args = ap.parse_args()
     work = Path(args.workdir)
     if work.exists():
@@ -81,7 +86,8 @@ def main() -> int:
                ["certified/checker/replay.py"] if "replay" in args.modules else [])),
            "also_copy =\n    tests\n    examples",
            "pytest_add_cli_args =\n    -p\n    no:cacheprovider\n    -p\n    no:xdist\n    -q",
-           "pytest_add_cli_args_test_selection =\n    " + "\n    ".join(TESTS + SELECT),
+           "pytest_add_cli_args_test_selection =\n    " + "\n    ".join(
+               TESTS + SELECT if args.tests is None else args.tests),
            ""]
     (work / "setup.cfg").write_text("\n".join(cfg))
     env = dict(os.environ, PYTHONPATH=str(work / "mutants"))

@@ -823,13 +823,15 @@ def test_float_radii_overflow_falls_back_to_integers():
 
 
 @settings(max_examples=60)
-@given(seed=st.integers(0, 2 ** 32 - 1), bits=st.sampled_from([1, 40, 200, 480]))
-def test_float_radii_bound_the_exact_integer_operations(seed, bits):
+@given(seed=st.integers(0, 2 ** 32 - 1), bits=st.sampled_from([1, 40, 200, 480]),
+       P=st.sampled_from([150, 600]))
+def test_float_radii_bound_the_exact_integer_operations(seed, bits, P):
     """Lemma C1f against exact integers: every FloatRadii operation (dot, prod_sum, sum,
     add, mul_int, shift_up, div_up), converted back to integers, is ≥ the ExactRadii result
-    and at most 2^-40 (relative) plus 2 units above it. Sizes up to 2^480 (near where the
-    products leave binary64's range, which raises RadiusOverflow instead)."""
-    from certified.checker.balls import ExactRadii, FloatRadii, RadiusOverflow
+    and at most 2^-40 (relative) plus 3 units above it. Sizes up to 2^480 (near where the
+    products leave binary64's range, which raises RadiusOverflow instead), at a scale
+    without (P = 150) and with (P = 600: σ = 400) the bounds' pre-scaling."""
+    from certified.checker.balls import ExactRadii, FloatRadii, RadiusOverflow, scaled
 
     rng = np.random.default_rng(seed)
 
@@ -839,27 +841,31 @@ def test_float_radii_bound_the_exact_integer_operations(seed, bits):
                        if rng.random() > 0.2 else 0 for _ in range(int(np.prod(shape)))]
         return out
     a, b, c = ints((3, 7)), ints((7, 4)), ints((5, 3, 4))
-    E, Fl = ExactRadii(), FloatRadii()
     w = np.arange(1, 6, dtype=object).reshape(5, 1, 1)
+    # (operation, whether its result bounds a product of two quantities: 2^2σ per unit)
     cases = [
-        (lambda R, x, y, z: R.dot(x(a), y(b))),
-        (lambda R, x, y, z: R.prod_sum(x(c), y(c[::-1]))),
-        (lambda R, x, y, z: R.sum(y(c), 0)),
-        (lambda R, x, y, z: R.add(y(a), x(a))),
-        (lambda R, x, y, z: R.mul_int(y(c), w)),
-        (lambda R, x, y, z: R.shift_up(R.dot(x(a), y(b)), 37)),
-        (lambda R, x, y, z: R.div_up(R.sum(y(c), 0), 7)),
+        (lambda R, x, y: R.dot(x(a), y(b)), True),
+        (lambda R, x, y: R.prod_sum(x(c), y(c[::-1])), True),
+        (lambda R, x, y: R.sum(y(c), 0), False),
+        (lambda R, x, y: R.add(y(a), x(a)), False),
+        (lambda R, x, y: R.mul_int(y(c), w), False),
+        (lambda R, x, y: R.shift_up(R.dot(x(a), y(b)), 37), False),
+        (lambda R, x, y: R.div_up(R.sum(y(c), 0), 7), False),
     ]
-    for f in cases:
-        exact = f(E, E.mag, E.of_ints, None)
-        try:
-            fl = Fl.to_ints(f(Fl, Fl.mag, Fl.of_ints, None))
-        except RadiusOverflow:
-            assert bits == 480  # only products near 2^1000 may leave binary64
-            continue
-        for x, y in zip(np.ravel(exact), np.ravel(fl)):
-            assert y >= x, (x, y)
-            assert y <= x + (x >> 40) + 2, (x, y)
+    with scaled(P):
+        E, Fl = ExactRadii(), FloatRadii()
+        assert Fl.sigma == max(0, P - 200)
+        for f, product in cases:
+            exact = f(E, E.mag, E.of_ints)
+            try:
+                r = f(Fl, Fl.mag, Fl.of_ints)
+                fl = Fl.to_ints(np.ldexp(r, Fl.sigma) if product else r)
+            except RadiusOverflow:
+                assert bits == 480  # only products near 2^1000 may leave binary64
+                continue
+            for x, y in zip(np.ravel(exact), np.ravel(fl)):
+                assert y >= x, (x, y)
+                assert y <= x + (x >> 40) + 3, (x, y)
 
 
 def test_checker_jets_beyond_1024_bits():

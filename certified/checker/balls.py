@@ -345,6 +345,13 @@ class ExactRadii:
     def zeros(self, shape: tuple) -> np.ndarray:
         return np.zeros(shape, dtype=object)
 
+    def check(self, r: np.ndarray) -> None:
+        """Nothing to check: integers do not overflow."""
+
+    def absolute(self, r: np.ndarray, P: int) -> np.ndarray:
+        """Floats of the radii r·2^−P (float() and ldexp: at most two roundings)."""
+        return np.ldexp(np.asarray(r, dtype=object).astype(np.float64), -P)
+
     def dot(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a.dot(b)
 
@@ -391,26 +398,49 @@ def _up(x: np.ndarray, depth: int) -> np.ndarray:
 
 
 class FloatRadii(ExactRadii):
-    """Radius bounds as binary64 numbers at the scale 2^−P (Lemma C1f): every stored bound
-    is 0 or ≥ 1, so nothing underflows, and every rounded sum, product or dot product is
-    inflated by its number of roundings. Infinite or NaN bounds (overflow) raise
-    :class:`RadiusOverflow` at :meth:`to_ints`; the caller then uses :class:`ExactRadii`.
-    Only for scales P ≤ 1000 (so that 2^−P·(a bound ≥ 1) is a normal number)."""
+    """Radius bounds as binary64 numbers (Lemma C1f): a bound b of an integer quantity x
+    at the scale 2^−P stands for x ≤ b·2^σ, with σ = max(0, P − FLOAT_SPAN) chosen so that
+    products of two bounds stay below binary64's overflow at any P ≤ FLOAT_MAX_SCALE.
+    Every stored bound is 0 or ≥ 2^−σ (≥ 2^−500), so nothing underflows, and every
+    rounded sum, product or dot product is inflated by its number of roundings. Infinite
+    or NaN bounds (overflow) raise :class:`RadiusOverflow` at :meth:`to_ints`; the caller
+    then uses :class:`ExactRadii`."""
+
+    def __init__(self) -> None:
+        self.sigma = max(0, _P - FLOAT_SPAN)
+        self._unit = 2.0 ** -self.sigma  # one unit of the scale, as a bound
 
     def mag(self, m: np.ndarray) -> np.ndarray:
-        try:  # float(int) rounds to nearest once; _up makes it an upper bound
-            return _up(np.abs(m).astype(np.float64), 1)
-        except OverflowError:
-            raise RadiusOverflow("a midpoint beyond binary64") from None
+        a = np.abs(m)
+        try:  # float(int) rounds to nearest once, ldexp is exact (≥ 2^−σ: normal)
+            f = np.ldexp(a.astype(np.float64), -self.sigma)
+        except OverflowError:  # beyond binary64: ⌊|m|/2^σ⌋ + 1 ≥ |m|/2^σ in integers first
+            try:
+                f = ((a >> self.sigma) + 1).astype(np.float64)
+            except OverflowError:
+                raise RadiusOverflow("a midpoint beyond binary64") from None
+        return _up(f, 1)  # _up makes the rounded conversion an upper bound
 
     of_ints = mag
 
     def to_ints(self, r: np.ndarray) -> np.ndarray:
-        if not np.all(np.isfinite(r)):
+        x = np.ldexp(r, self.sigma)  # exact: a normal number times a power of two, or inf
+        if not np.all(np.isfinite(x)):
             raise RadiusOverflow("a radius bound beyond binary64")
         out = np.empty(r.shape, dtype=object)
-        out.flat[:] = [int(x) + 1 for x in np.floor(r).flat]  # ≥ x, exact integers
+        out.flat[:] = [int(v) + 1 for v in np.floor(x).flat]  # ≥ x, exact integers
         return out
+
+    def check(self, r: np.ndarray) -> None:
+        """Raise :class:`RadiusOverflow` if a bound is infinite or NaN (an overflow on the
+        way: every later bound built from it is void)."""
+        if not np.all(np.isfinite(r)):
+            raise RadiusOverflow("a radius bound beyond binary64")
+
+    def absolute(self, r: np.ndarray, P: int) -> np.ndarray:
+        """Floats whose exact values are ≥ (the radii r)·2^−P up to one rounding of the
+        scaling (an underflow included: the caller adds its margin, Lemma C13)."""
+        return np.ldexp(r, self.sigma - P)
 
     def zeros(self, shape: tuple) -> np.ndarray:
         return np.zeros(shape)
@@ -433,17 +463,29 @@ class FloatRadii(ExactRadii):
         return _up(a * w.astype(np.float64), 2)
 
     def shift_up(self, a: np.ndarray, s: int) -> np.ndarray:
-        # a ≥ 1 (or 0), s ≤ 1000: a·2^−s is normal, so ldexp is exact; ceil is exact.
-        return _up(np.ceil(np.ldexp(a, -s)) + 1.0, 1)
+        # a bounds a product of two quantities (2^2σ per unit): ⌈a·2^2σ/2^s⌉ + 1 units are
+        # ≤ (a·2^{σ−s} + 2)·2^σ. The scaling is exact unless it underflows (then off by
+        # < 2^−1074, which 2^−20 of a unit, ≥ 2^−520, covers); one rounded addition.
+        if self.sigma == 0:  # a ≥ 1 (or 0), s ≤ 1000: a·2^−s is normal, ldexp and ceil exact
+            return _up(np.ceil(np.ldexp(a, -s)) + 1.0, 1)
+        return _up(np.ldexp(a, self.sigma - s) + (2 + 2.0 ** -20) * self._unit, 1)
 
     def div_up(self, a: np.ndarray, k: int) -> np.ndarray:
-        return _up(np.ceil(_up(a / float(k), 1)) + 1.0, 1)
+        if self.sigma == 0:
+            return _up(np.ceil(_up(a / float(k), 1)) + 1.0, 1)
+        return _up(_up(a / float(k), 1) + 2 * self._unit, 1)  # ⌈x/k⌉ + 1 ≤ x/k + 2
+
+
+#: FloatRadii keeps its bounds within 2^FLOAT_SPAN per unit of the midpoints' scale, and
+#: is used up to the scale FLOAT_MAX_SCALE (so that σ ≤ 500: products of two bounds are
+#: ≥ 2^−1000, normal numbers). Beyond it, exact integer radii.
+FLOAT_SPAN, FLOAT_MAX_SCALE = 200, 700
 
 
 def with_radii(compute):
     """``compute(R)`` with binary64 radius bounds (Lemma C1f) where the scale allows, and
-    again with exact integer radii if a bound leaves binary64's range (or P > 1000)."""
-    if _P <= 1000:
+    again with exact integer radii if a bound leaves binary64's range (or P > FLOAT_MAX_SCALE)."""
+    if _P <= FLOAT_MAX_SCALE:
         try:
             return compute(FloatRadii())
         except RadiusOverflow:

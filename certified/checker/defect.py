@@ -25,12 +25,12 @@ from fractions import Fraction
 import mpmath.libmp as L
 import numpy as np
 
-from .balls import Ball, BallError, scale, scaled
-from .dynamics import Field, zero_diagonal
+from .balls import Ball, scale, scaled
+from .dynamics import Field, Jets, zero_diagonal
 from .errors import CheckFailure
 from .fballs import FB, FC, bilinear, ccontract, exp_bounds, fconst, finterval, from_balls, \
     from_ends, lower, nx, up, upper
-from .lohner import (LohnerSet, _coords, _lohner_check, _variational,
+from .lohner import (TOL_FRACTION, LohnerSet, _coords, _lohner_check, _variational,
                      centre_value, parse_set)
 
 __all__ = ["check_defect_step"]
@@ -86,26 +86,56 @@ class _Poly:
         return Z, dZ.reshape(B, n, d), zero_diagonal(D)
 
 
-def _row_sums_nonzero(field: Field, Z: FC, c: FC, D: FC) -> np.ndarray:
-    """For each box b: True if, for every row i, the enclosure of
-    Σ_k exp(c·z_iᵀB(z_k − z_l)) excludes 0 for every point of the box (Z (B, n, d),
-    differences D (B, n, n, d), score factors c (B,)). l is a column of largest real score
-    at the box's midpoint, a choice: any l gives e^{−s_il}·Σ_k e^{s_ik}."""
+def _row_exps(field: Field, Z: FC, c: FC, D: FC) -> tuple[FC, FC]:
+    """(E, Σ) on complex boxes: E[b, i, k] ∋ exp(c·z_iᵀB(z_k − z_l)) (B, n, n) and the row
+    sums Σ[b, i] = Σ_k E[b, i, k] (B, n), for Z (B, n, d), differences D (B, n, n, d)
+    (D[b, l, k] ∋ z_k − z_l, zero where k = l) and score factors c (B,) or (). l = l_{b,i}
+    is a column of largest real score at the box's midpoint, a choice: any l gives
+    P_ik = E_ik/Σ_i exactly (the factor e^{−s_il} cancels). NaN or inf where the
+    evaluation fails."""
     d = field.d
     G = ccontract(np.matmul, Z, field.Bf, d)  # rows z_iᵀB, (B, n, d)
-    mid = G.re.m @ Z.re.m.transpose(0, 2, 1) - G.im.m @ Z.im.m.transpose(0, 2, 1)
-    lead = np.argmax(np.nan_to_num(mid, nan=-np.inf), axis=2)  # (B, n)
-    b = np.arange(Z.shape[0]).reshape(-1, 1)
-    Dl = D[b, lead]  # (B, n, n, d): Dl[b, i, k] ∋ z_k − z_{l_i}
-    U = ccontract(lambda g, x: np.einsum("bia,bika->bik", g, x), G, Dl, d) * \
-        c.reshape(-1, 1, 1)
     with np.errstate(all="ignore"):
-        try:
-            s = U.exp().sum(axis=2)
-        except BallError:
-            return np.zeros(Z.shape[0], dtype=bool)
-    ok = (s.re.lo() > 0) | (s.re.hi() < 0) | (s.im.lo() > 0) | (s.im.hi() < 0)  # NaN: no
+        mid = G.re.m @ Z.re.m.transpose(0, 2, 1) - G.im.m @ Z.im.m.transpose(0, 2, 1)
+        lead = np.argmax(np.nan_to_num(mid, nan=-np.inf), axis=2)  # (B, n)
+        b = np.arange(Z.shape[0]).reshape(-1, 1)
+        Dl = D[b, lead]  # (B, n, n, d): Dl[b, i, k] ∋ z_k − z_{l_i}
+        cb = c.reshape(-1, 1, 1) if c.shape != () else c
+        U = ccontract(lambda g, x: np.einsum("bia,bika->bik", g, x), G, Dl, d) * cb
+        E = U.exp()
+        return E, E.sum(axis=2)
+
+
+def _row_sums_nonzero(field: Field, Z: FC, c: FC, D: FC) -> np.ndarray:
+    """For each box b: True if, for every row i, the enclosure of the row sum of
+    :func:`_row_exps` has a real or an imaginary part of one sign (so excludes 0)."""
+    _, s = _row_exps(field, Z, c, D)
+    with np.errstate(all="ignore"):
+        ok = (s.re.lo() > 0) | (s.re.hi() < 0) | (s.im.lo() > 0) | (s.im.hi() < 0)  # NaN: no
     return np.all(ok, axis=1)
+
+
+def _velocities(field: Field, Z: FC, c: FC, D: FC) -> tuple[FC, np.ndarray]:
+    """F(z) on B complex boxes at once (Lemma C2 with one divisor per row): (F (B, n, d),
+    ok (B,)), ok[b] False where some row sum's enclosure may contain 0 or the evaluation
+    is not finite (that box's F is then meaningless)."""
+    n, d = field.n, field.d
+    E, s = _row_exps(field, Z, c, D)
+    with np.errstate(all="ignore"):
+        sq = (s.re.sqr() + s.im.sqr()).lo()
+        good = (sq > 0) & np.isfinite(sq)  # (B, n): |Σ|² proved positive
+        ok = np.all(good, axis=1)
+        safe = FC(FB(np.where(good, s.re.m, 1.0), np.where(good, s.re.r, 0.0)),
+                  FB(np.where(good, s.im.m, 0.0), np.where(good, s.im.r, 0.0)))
+        P = E * safe.recip().reshape(-1, n, 1)  # (B, n, n)
+        drift = ccontract(lambda p, x: np.einsum("bij,bija->bia", p, x), P, D, n)
+        if field.variable == "x":
+            drift = drift + Z
+        if field.VTf is None:
+            F = drift * field.lamf
+        else:
+            F = ccontract(np.matmul, drift, field.VTf, d)
+    return F, ok
 
 
 def _disk(field: Field, poly: _Poly, t0: Fraction, h: Fraction, rho: Fraction,
@@ -166,19 +196,13 @@ def _circle(field: Field, poly: _Poly, t0: Fraction, h: Fraction, rho: Fraction,
         cos, sin = theta.cos_sin()  # ⊇ {e^{iθ} : θ ∈ [2πa, 2πb]}
         Z, dZ, D = poly.at(FC(cos * r_s, sin * r_s))
         cfac = field.score_factor(FC(t0f + cos * r_t, sin * r_t))
-        failed = []
-        for b, arc in enumerate(level):
-            try:
-                F = field.velocity(Z[b], cfac if cfac.shape == () else cfac[b], D[b],
-                                   tight=False)  # one divisor per row (C2)
-                mag = (dZ[b] - F).reshape(N).mag()
-                ok = bool(np.all(np.isfinite(mag)))
-            except BallError:
-                ok = False
-            if ok:
-                M = np.maximum(M, mag)
-            else:
-                failed.append(arc)
+        F, ok = _velocities(field, Z, cfac, D)
+        with np.errstate(all="ignore"):
+            mag = (dZ - F).reshape(len(level), N).mag()
+        ok &= np.all(np.isfinite(mag), axis=1)
+        if np.any(ok):
+            M = np.maximum(M, mag[ok].max(axis=0))
+        failed = [arc for arc, good in zip(level, ok) if not good]
         if failed and depth == ARC_DEPTH:
             a, b = failed[0]
             raise CheckFailure(where + ".rho", "the defect p′ − F(p) finite on the circle "
@@ -273,6 +297,29 @@ def _low(x: np.ndarray, g: int) -> np.ndarray:
                     dtype=object).reshape(x.shape)
 
 
+def _polynomial(jets: Jets, h: Fraction) -> tuple[FB, np.ndarray]:
+    """(p̂, rad): binary64 balls p̂ (K + 1, n, d) containing h^k p_k, where p_k is the exact
+    midpoint of the exact jet Z_k (k ≤ k₁) and h^k p_k the binary64 midpoint of the
+    continuation's ball (k > k₁), and floats rad (K + 1, N) ≥ h^k rad Z_k.
+
+    p is a polynomial of points: only the conversions' roundings (≈ 2⁻⁵³ of each
+    coefficient) widen p̂, never the jets' radii, which grow with the order and, times
+    (ρ/h)^k on the disk, would swamp its boxes. The radii enter only the defect's
+    coefficients (item 1 of Lemma C20)."""
+    k1 = len(jets.exact)
+    n, d = jets.exact[0].shape
+    hp = fconst([h ** k for k in range(k1)]).reshape(-1, 1, 1)
+    mids = np.array([[Ball(b.m, 0) for b in Zk.flat] for Zk in jets.exact], dtype=object)
+    rads = np.array([[Ball(0, b.r) for b in Zk.flat] for Zk in jets.exact], dtype=object)
+    head = from_balls(mids).reshape(k1, n, d) * hp
+    rad = (from_balls(rads).reshape(k1, n, d) * hp).mag().reshape(k1, n * d)
+    if jets.tail is None:
+        return head, rad
+    tm = jets.tail.m
+    Phat = FB(np.concatenate([head.m, tm]), np.concatenate([head.r, np.zeros_like(tm)]))
+    return Phat, np.concatenate([rad, jets.tail.r.reshape(-1, n * d)])
+
+
 def check_defect_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, rec: dict,
                       where: str) -> LohnerSet:
     """Verify a defect step's record ``rec`` from the checker's own set S at t0 (Lemma C20)
@@ -296,22 +343,16 @@ def check_defect_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, rec
     # Y − c ⊇ A·hull(r, 0): the set and its centre (Lemma C4); r0 ≥ sup ‖y − c‖∞
     Y0 = bilinear(lambda A, x: A @ x, S.binary64_A(), rs.union(FB(np.zeros(N))), N).scaled(-e0)
     r0 = float(np.max(Y0.mag()))
+    # The binary64 continuation (Lemma C15) is kept only where its own radius is below
+    # this fraction of the narrowest stored radius, as in a Picard step's replay.
+    tol = TOL_FRACTION * float(min(b - a_ for a_, b in out.rq)) / 2
     with scaled(scale() + guard):  # the jets and their exact parts at P + guard bits
-        # Every order exact: a binary64 tail's radii (≈ 10⁻¹⁶ of the absolute-value
-        # recurrences) times (ρ/h)^k swamp the disk's boxes (seen: width 0.9 on a box of
-        # 0.002 at ρ/h = 6, K = 55). The guard bits play the same role for the exact radii.
-        jets = field.jets(_high(S.c, guard).reshape(n, d), t0, K)
+        jets = field.jets(_high(S.c, guard).reshape(n, d), t0, K, h, tol)
         if jets.order != K:
             raise CheckFailure(where + ".order", str(K), str(jets.order))
-        Phat = jets.scaled(h)  # (K + 1, n, d) ∋ h^k p_k
-        k1 = len(jets.exact)
-        hp = fconst([h ** k for k in range(k1)]).reshape(-1, 1, 1)
-        rad = (from_balls(np.array([[Ball(0, b.r) for b in Zk.flat] for Zk in jets.exact],
-                                   dtype=object)).reshape(k1, n, d) * hp).mag()
+        Phat, rad_all = _polynomial(jets, h)
         acc, tail = centre_value(jets, h)
         acc = _low(acc, guard)
-    rad_all = rad.reshape(k1, N) if jets.tail is None else \
-        np.concatenate([rad.reshape(k1, N), jets.tail.r.reshape(-1, N)])
     ks = np.arange(1, K + 1, dtype=np.float64).reshape(-1, 1)
     a_hat = nx(rad_all[1:] * ks)  # (k + 1)·h^{k+1} rad Z_{k+1}, k = 0 … K − 1
     poly = _Poly(Phat, h)

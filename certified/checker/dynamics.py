@@ -25,6 +25,7 @@ import numpy as np
 
 from .balls import Ball, ExactRadii, const, one, scale, with_radii
 from .fballs import (
+    ETA,
     FB,
     FC,
     add_parts,
@@ -47,13 +48,14 @@ __all__ = ["Field", "Jets", "pairwise", "zero_diagonal"]
 HANDOVER = 2.0 ** 50
 
 
-def _int_balls(m: np.ndarray, r: np.ndarray, P: int) -> FB:
+def _int_balls(m: np.ndarray, r: np.ndarray, P: int, R: ExactRadii) -> FB:
     """Binary64 balls containing (m ± r)·2^−P for integer midpoints m and radius bounds r
-    (integers or binary64 upper bounds): float() and ldexp round at most twice, so
-    4u|m| plus the inflation of :func:`~.fballs.up` covers them (Lemma C13)."""
+    in R's representation (integers, or binary64 bounds of Lemma C1f): float() and ldexp
+    round at most twice, so 4u|m| plus the inflation of :func:`~.fballs.up` covers them,
+    and ETA an underflow of either (Lemma C13)."""
     mf = np.ldexp(np.asarray(m, dtype=object).astype(np.float64), -P)
-    rf = np.ldexp(np.asarray(r, dtype=object).astype(np.float64), -P)
-    return FB(mf, up(rf + 4 * 2.0 ** -53 * np.abs(mf), 4))
+    rf = R.absolute(r, P)
+    return FB(mf, up(rf + 4 * 2.0 ** -53 * np.abs(mf) + ETA, 4))
 
 
 def _re(x):
@@ -325,6 +327,7 @@ class Field:
                 zm, zr = conv(Wm[None], R.mag(Wm)[None], Wr[None], lm, R.mag(lm),
                               R.of_ints(np.full((1, 1, 1), lamb.r, dtype=object)))
             Zm[k + 1], Zr[k + 1] = zm // (k + 1), R.div_up(zr, k + 1)
+            R.check(Zr[k + 1])  # binary64 radii: stop at the first overflow, not at order K
             Za[k + 1] = R.mag(Zm[k + 1])
             k += 1  # Z_0 … Z_k are known exactly
             if not (stop and k >= 2):
@@ -370,7 +373,7 @@ class Field:
 
         def fb(name: str, upto: int) -> FB:
             m, _, r = st[name]
-            x = _int_balls(m[:upto + 1], r[:upto + 1], P_)
+            x = _int_balls(m[:upto + 1], r[:upto + 1], P_, R)
             out = x * hp[:upto + 1].reshape((upto + 1,) + (1,) * (x.m.ndim - 1))
             full = FB(np.zeros((K + 1,) + x.shape[1:]), np.zeros((K + 1,) + x.shape[1:]))
             full[:upto + 1] = out
@@ -378,8 +381,8 @@ class Field:
         Z, G, S, Uh, E, Rs, Ph = (fb("Z", k1), fb("G", k1 - 1), fb("S", k1 - 1), fb("U", k1 - 1),
                                   fb("E", k1 - 1), fb("R", k1 - 1), fb("P", k1 - 1))
         ch = _int_balls(np.array([c.m for c in cs], dtype=object),
-                        np.array([c.r for c in cs], dtype=object), P_) * hp  # ĉ_j = h^j c_j
-        inv = _int_balls(Im.reshape(n, 1), R.to_ints(Ir).reshape(n, 1), P_)  # 1/R_0
+                        np.array([c.r for c in cs], dtype=object), P_, ExactRadii()) * hp  # ĉ_j
+        inv = _int_balls(Im.reshape(n, 1), Ir.reshape(n, 1), P_, R)  # 1/R_0
         # The loop below works on raw arrays — (midpoints, |midpoints|, radii) per series,
         # index = order — with fballs' formulas of Lemma C13 (the same balls as FB's
         # operations, without an object per operation: those dominated the cost).

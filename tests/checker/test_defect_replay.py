@@ -146,3 +146,74 @@ def test_a_too_coarse_circle_is_checked_again_with_more_arcs(cert, monkeypatch):
     monkeypatch.setattr(defect, "_circle",
                         lambda *a, **k: real(*a, **k) * 1e9)  # coarse on every attempt
     assert _failure(copy.deepcopy(cert)).startswith("integration.replay[0]")
+
+
+def test_the_checkers_polynomial_defect_bound_contains_mpmath_defect(cert, monkeypatch):
+    """Item 1 of Lemma C20 against an independent oracle. The checker's polynomial p
+    (exact midpoints of its exact jets, binary64 midpoints of the continuation) has the
+    defect δ = p′ − F(p); the checker bounds it on [0, h] by
+    Σ_k d_k τ^k + (τ/ρ)^K (M + Σ_k d_k ρ^k) (the bootstrap's Δ). mpmath at 300 bits
+    evaluates δ at points of [0, h] from the same coefficients, with its own softmax: every
+    |δ_i(τ)| must lie below the bound (containment), and the bound times h must be below
+    the stored set's narrowest radius, or it could not certify the step (measured: the
+    bound is 50–70 times the true defect, and 10⁻¹¹–10⁻³ of that radius). At least one
+    step must use the binary64 continuation, or the test would not exercise it."""
+    import mpmath as mp
+    import numpy as np
+
+    from certified.checker import defect
+    from certified.checker.balls import scale
+
+    seen: dict = {}
+    real_poly, real_pieces = defect._polynomial, defect._pieces
+
+    def poly(jets, h):
+        P = scale()
+        seen["exact"] = [[F(b.m, 2 ** P) for b in Zk.flat] for Zk in jets.exact]
+        seen["tail"] = None if jets.tail is None else [
+            [F(x) / h ** (len(jets.exact) + j) for x in row.flat]
+            for j, row in enumerate(jets.tail.m)]
+        return real_poly(jets, h)
+
+    def pieces(field, Phat, a_hat, M, t0, h, rho, m, R, r0, where):
+        seen.setdefault("steps", []).append(dict(
+            coeffs=seen["exact"] + (seen["tail"] or []), tail=seen["tail"] is not None,
+            a_hat=a_hat.copy(), M=M.copy(), t0=t0, h=h, rho=rho, lam=field.lam,
+            B=field.Bq, where=where))
+        return real_pieces(field, Phat, a_hat, M, t0, h, rho, m, R, r0, where)
+
+    monkeypatch.setattr(defect, "_polynomial", poly)
+    monkeypatch.setattr(defect, "_pieces", pieces)
+    rep = check_certificate(copy.deepcopy(cert))
+    assert rep.valid, rep.message
+    steps = seen["steps"]
+    assert any(s["tail"] for s in steps), "no step used the binary64 continuation"
+    recs = cert["integration"]["replay"]["records"]
+    mp.mp.prec = 300
+    for st in steps[:6]:
+        K = len(st["coeffs"]) - 1
+        n = len(st["coeffs"][0])  # d = 1: one coordinate per token
+        lam, b = mp.mpf(st["lam"].numerator) / st["lam"].denominator, \
+            mp.mpf(st["B"][0][0].numerator) / st["B"][0][0].denominator
+        coef = [[mp.mpf(c.numerator) / c.denominator for c in ck] for ck in st["coeffs"]]
+        h, rho = mp.mpf(st["h"].numerator) / st["h"].denominator, \
+            mp.mpf(st["rho"].numerator) / st["rho"].denominator
+        t0 = mp.mpf(st["t0"].numerator) / st["t0"].denominator
+        d_k = [[mp.mpf(float(st["a_hat"][k, i])) / h ** (k + 1) for i in range(n)]
+               for k in range(K)]
+        k_rec = int(st["where"].split("[")[1].split("]")[0])
+        narrow = min(F(hi) - F(lo) for lo, hi in recs[k_rec]["set"]["r"]) / 2
+        for j in range(1, 6):
+            tau = h * j / 5
+            z = [sum(coef[k][i] * tau ** k for k in range(K + 1)) for i in range(n)]
+            dz = [sum(k * coef[k][i] * tau ** (k - 1) for k in range(1, K + 1))
+                  for i in range(n)]
+            c = mp.exp(2 * lam * (t0 + tau))
+            for i in range(n):
+                w = [mp.exp(c * z[i] * b * z[k]) for k in range(n)]
+                F_i = lam * sum(w[k] * (z[k] - z[i]) for k in range(n)) / sum(w)
+                delta = abs(dz[i] - F_i)
+                ring = mp.mpf(float(st["M"][i])) + sum(d_k[k][i] * rho ** k for k in range(K))
+                bound = sum(d_k[k][i] * tau ** k for k in range(K)) + (tau / rho) ** K * ring
+                assert delta <= bound, (st["where"], float(tau), i, delta, bound)
+                assert float(bound * h) < float(narrow), (st["where"], bound, narrow)
