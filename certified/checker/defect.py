@@ -30,8 +30,8 @@ from .dynamics import Field, Jets, zero_diagonal
 from .errors import CheckFailure
 from .fballs import FB, FC, bilinear, ccontract, exp_bounds, fconst, finterval, from_balls, \
     from_ends, lower, nx, up, upper
-from .lohner import (TOL_FRACTION, LohnerSet, _coords, _lohner_check, _variational,
-                     centre_value, parse_set)
+from .lohner import (TOL_FRACTION, LohnerSet, _coords, _lohner_check, centre_value,
+                     parse_set, variational_many)
 
 __all__ = ["check_defect_step"]
 
@@ -263,26 +263,30 @@ def _pieces(field: Field, Phat: FB, a_hat: np.ndarray, M: np.ndarray, t0: Fracti
     for k in range(K - 1, -1, -1):
         acc = acc * s_int + Phat[k:k + 1]
     tubes = acc.widen(upper(R))
-    e, S = 0.0, None
+    # Every piece's Jacobian at once (the bootstrap below decides whether they count)
+    cfac = field.score_factor(finterval([(t0 + w * j, t0 + w * (j + 1)) for j in range(m)]))
+    J = field.jacobian(tubes, cfac)  # (m, N, N)
     eye = np.eye(N, dtype=bool)
+    off = up(np.where(eye, 0.0, J.mag()).sum(axis=-1), N)
+    with np.errstate(invalid="ignore"):
+        mu = np.max(nx(np.diagonal(J.hi(), axis1=1, axis2=2) + off), axis=1)  # (m,)
+    bad = np.nonzero(~np.isfinite(mu))[0]
+    if bad.size:
+        raise CheckFailure(where, "a finite Jacobian on every tube piece (Lemma C20)",
+                           f"a non-finite one on piece {int(bad[0])}")
+    grow = exp_bounds(nx(np.maximum(mu, 0.0) * w_up))[1]  # ≥ e^{μ⁺w}, per piece
+    e = 0.0
     for j in range(m):
-        tube = tubes[j]
-        cfac = field.score_factor(finterval([(t0 + w * j, t0 + w * (j + 1))]).reshape(()))
-        J = field.jacobian(tube, cfac)
-        off = up(np.where(eye, 0.0, J.mag()).sum(axis=1), N)
-        mu = float(np.max(nx(J.hi().diagonal() + off)))
-        if not np.isfinite(mu):
-            raise CheckFailure(where, "a finite Jacobian on every tube piece (Lemma C20)",
-                               f"a non-finite one on piece {j}")
-        grow = float(exp_bounds(np.array([nx(max(mu, 0.0) * w_up)]))[1][0])  # ≥ e^{μ⁺w}
-        e = float(nx(nx(e + nx(Delta[j] * w_up)) * grow))
-        g = float(nx(g * grow))
+        e = float(nx(nx(e + nx(Delta[j] * w_up)) * grow[j]))
+        g = float(nx(g * grow[j]))
         if not nx(e + g) < R_lo:  # (NaN: fails)
             raise CheckFailure(where + ".R", "the bootstrap e_j + g_j < R on every piece "
                                "(Lemma C20)", f"e + g = {float(e + g) * float(two_E):.3g} "
                                f"≥ R = {float(R):.3g} on piece {j}")
-        Sj = _variational(field, tube, t0 + w * j, w, where, K=J)
-        S = Sj if S is None else bilinear(np.matmul, Sj, S, N)
+    Sj = variational_many(J, w, where)  # (m, N, N)
+    S = Sj[0]
+    for j in range(1, m):
+        S = bilinear(np.matmul, Sj[j], S, N)
     return Fraction(e) * two_E, S
 
 

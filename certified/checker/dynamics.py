@@ -63,9 +63,9 @@ def _re(x):
 
 
 def pairwise(Z):
-    """D[k, j] ∋ z_j − z_k for the box Z (n, d), with D[k, k] = 0 exactly (z_k − z_k is 0
-    for every state, not a ball of twice the radius)."""
-    D = Z[None, :, :] - Z[:, None, :]
+    """D[…, k, j] ∋ z_j − z_k for the box Z (…, n, d), with D[…, k, k] = 0 exactly (z_k − z_k
+    is 0 for every state, not a ball of twice the radius)."""
+    D = Z[..., None, :, :] - Z[..., :, None, :]
     return zero_diagonal(D)
 
 
@@ -126,33 +126,36 @@ class Field:
         identities, so the choice only affects widths (Lemma C2). ``tight=False`` uses the
         second form for every column but the leader's (one divisor per row: the defect
         step's circle, where the first form's other divisors fail on wide arcs).
+
+        Every argument may carry leading batch axes (…, n, d), c then (…) (one box each).
         """
         n, d = self.n, self.d
+        batch = Z.shape[:-2]
         G = ccontract(np.matmul, Z, self.Bf, d)  # rows z_iᵀB
-        # raw[i, j, k] ∋ c·z_iᵀB(z_k − z_j) = c·Σ_a G[i, a] D[j, k, a]
-        raw = ccontract(lambda g, x: (g @ x.reshape(n * n, d).T).reshape(n, n, n), G, D, d) * c
+        # raw[…, i, j, k] ∋ c·z_iᵀB(z_k − z_j) = c·Σ_a G[…, i, a] D[…, j, k, a]
+        raw = ccontract(lambda g, x: np.einsum("...ia,...jka->...ijk", g, x), G, D, d) * \
+            (c.reshape(batch + (1, 1, 1)) if c.shape != () else c)
         with np.errstate(invalid="ignore"):
-            lead = np.argmax(np.nan_to_num(_re(raw).m[:, 0, :], nan=-np.inf), axis=1)
-        rows = np.arange(n)
-        U = raw[rows, lead, :]  # U[i, j] ∋ c·z_iᵀB(z_j − z_lead)
-        near = (rows[None, :] == lead[:, None]) | ((_re(U).m > -4) if tight else False)
-        ii, jj = np.nonzero(near)
+            lead = np.argmax(np.nan_to_num(_re(raw).m[..., :, 0, :], nan=-np.inf), axis=-1)
+        # U[…, i, j] ∋ c·z_iᵀB(z_j − z_lead): raw at j = lead, picked by index arrays
+        idx = np.indices(batch + (n,))
+        U = raw[tuple(idx) + (lead,)]
+        cols = np.arange(n)
+        near = (cols == lead[..., None]) | ((_re(U).m > -4) if tight else False)
         P = U.copy()
-        P[ii, jj] = raw[ii, jj, :].exp().sum(axis=1).recip()  # the k = j term is e^0 = 1
-        if not np.all(near):
+        if not np.all(near):  # (only then: a divisor no near column needs may contain 0)
             Eu = U.exp()
-            inv = Eu.sum(axis=1).recip()
-            far = Eu * inv[:, None]
-            fi, fj = np.nonzero(~near)
-            P[fi, fj] = far[fi, fj]
+            P = Eu * Eu.sum(axis=-1).recip()[..., None]
+        sel = np.nonzero(near)
+        P[sel] = raw[sel].exp().sum(axis=-1).recip()  # the k = j term is e^0 = 1
         return P
 
     def velocity(self, Z, c, D=None, tight: bool = True):
-        """F over the box Z, shape (n, d): λ Σ_j P_ij (z_j − z_i) (+ λz_i in x); ``D`` and
-        ``tight`` as in :meth:`attention` (default D: the differences of the box)."""
+        """F over the box Z, shape (…, n, d): λ Σ_j P_ij (z_j − z_i) (+ λz_i in x); ``D``
+        and ``tight`` as in :meth:`attention` (default D: the differences of the box)."""
         D = pairwise(Z) if D is None else D
         P = self.attention(Z, c, D, tight)
-        drift = ccontract(lambda p, x: (p[:, :, None] * x).sum(axis=1), P, D, self.n)  # D[i, i] = 0
+        drift = ccontract(lambda p, x: np.einsum("...ij,...ija->...ia", p, x), P, D, self.n)
         if self.variable == "x":
             drift = drift + Z
         if self.VTf is None:
@@ -160,30 +163,35 @@ class Field:
         return ccontract(np.matmul, drift, self.VTf, self.d)
 
     def jacobian(self, Z: FB, c: FB) -> FB:
-        """DF over the real box Z, shape (N, N), N = n·d. Block (i, m):
+        """DF over the real box Z (…, n, d) for score factors c (…), shape (…, N, N),
+        N = n·d. Block (i, m):
         λ[P_im I + c P_im (z_m − z̄_i) z_iᵀB + δ_im c Σ_k P_ik (z_k − z̄_i) z_kᵀBᵀ] − δ_im λI (z),
         with z_m − z̄_i = Σ_j P_ij (z_m − z_j)."""
         n, d = self.n, self.d
-        Dz = pairwise(Z)  # Dz[j, m] ∋ z_m − z_j
+        batch = Z.shape[:-2]
+        Dz = pairwise(Z)  # Dz[…, j, m] ∋ z_m − z_j
         P = self.attention(Z, c, Dz)
-        ziB = bilinear(np.matmul, Z, self.Bf, d) * c
-        zkBT = bilinear(lambda z, b: z @ b.T, Z, self.Bf, d) * c
-        # dev[i, m] ∋ z_m − z̄_i = Σ_j P_ij (z_m − z_j)
-        dev = bilinear(lambda p, x: (p @ x.reshape(n, n * d)).reshape(n, n, d), P, Dz, n)
-        X = P.reshape(n, n, 1) * dev  # X[i, m, a] = P_im (z_m − z̄_i)_a
-        J4 = X.reshape(n, n, d, 1) * ziB.reshape(n, 1, 1, d)  # (i, m, a, b)
+        cb = c.reshape(batch + (1, 1)) if c.shape != () else c
+        ziB = bilinear(np.matmul, Z, self.Bf, d) * cb
+        zkBT = bilinear(lambda z, b: z @ b.T, Z, self.Bf, d) * cb
+        # dev[…, i, m] ∋ z_m − z̄_i = Σ_j P_ij (z_m − z_j)
+        dev = bilinear(lambda p, x: np.einsum("...ij,...jma->...ima", p, x), P, Dz, n)
+        X = P[..., None] * dev  # X[…, i, m, a] = P_im (z_m − z̄_i)_a
+        J4 = X[..., None] * ziB[..., :, None, None, :]  # (…, i, m, a, b)
         eye = np.eye(d)
-        J4 = J4 + P.reshape(n, n, 1, 1) * eye.reshape(1, 1, d, d)
-        diag = bilinear(lambda x, z: x.transpose(0, 2, 1) @ z, X, zkBT, n)  # Σ_k X[i,k,a] zkBT[k,b]
+        J4 = J4 + P[..., None, None] * eye
+        diag = bilinear(lambda x, z: np.einsum("...ika,...kb->...iab", x, z), X, zkBT, n)
         if self.variable == "z":
-            diag = diag - eye.reshape(1, d, d)
+            diag = diag - eye
         k = np.arange(n)
-        J4[k, k] = J4[k, k] + diag
+        J4[..., k, k, :, :] = J4[..., k, k, :, :] + diag
         if self.VTf is None:
             J4 = J4 * self.lamf
         else:  # V·block
-            J4 = bilinear(lambda vt, j: np.einsum("ca,imcb->imab", vt, j), self.VTf, J4, d)
-        return J4.transpose(0, 2, 1, 3).reshape(n * d, n * d)
+            J4 = bilinear(lambda vt, j: np.einsum("ca,...imcb->...imab", vt, j), self.VTf, J4, d)
+        nb = len(batch)
+        axes = tuple(range(nb)) + (nb, nb + 2, nb + 1, nb + 3)  # (…, i, a, m, b)
+        return J4.transpose(*axes).reshape(batch + (n * d, n * d))
 
     # -- Taylor coefficients at a point (Lemmas C1, C1f, C15) ----------------------------------
     def jets(self, Z0: np.ndarray, t0: Fraction, order: int, h: Fraction | None = None,

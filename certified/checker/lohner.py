@@ -213,17 +213,29 @@ def _variational(field: Field, tube: FB, t0: Fraction, h: Fraction, where: str,
     fixed-point box, I + [0, h]·K·J ⊆ J (Lemma C5)."""
     if K is None:
         K = field.jacobian(tube, field.score_factor(finterval([(t0, t0 + h)]).reshape(())))
-    N = K.shape[0]
+    return variational_many(K[None], h, where)[0]
+
+
+def variational_many(K: FB, h: Fraction, where: str) -> FB:
+    """Lemma C5 for B boxes at once: K (B, N, N) ⊇ DF over each piece (all of length h);
+    returns I + h·K_b·J_b (B, N, N), each J_b a verified fixed-point box
+    I + [0, h]·K_b·J_b ⊆ J_b, found by the same iteration as for one box (a box that
+    passes is left as it is while the others are widened)."""
+    N = K.shape[-1]
     I = FB(np.eye(N))
     hK = K * _times(h)
     J = I + hK
+    done = np.zeros(K.shape[0], dtype=bool)
     for _ in range(8):
         nxt = I + bilinear(np.matmul, hK, J, N)
-        if np.all(J.contains(nxt)):
+        done |= np.all(J.contains(nxt), axis=(-2, -1))
+        if np.all(done):
             return I + bilinear(np.matmul, K * fconst(h), J, N)
         # Widen by 1/4 of the radius plus 2^-20 of the row's largest radius: entries
         # near 0 that are fed by wider ones through the coupling need room of that size.
         w = J.union(nxt)
-        J = FB(w.m, up(1.25 * w.r + 2.0 ** -20 * w.r.max(axis=1, keepdims=True), 3))
+        wider = up(1.25 * w.r + 2.0 ** -20 * w.r.max(axis=-1, keepdims=True), 3)
+        keep = done[:, None, None]
+        J = FB(np.where(keep, J.m, w.m), np.where(keep, J.r, wider))
     raise CheckFailure(where, "a variational enclosure I + [0,h]·DF·J ⊆ J",
                        "no fixed-point box in 8 iterations")

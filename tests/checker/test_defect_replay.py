@@ -159,7 +159,6 @@ def test_the_checkers_polynomial_defect_bound_contains_mpmath_defect(cert, monke
     bound is 50–70 times the true defect, and 10⁻¹¹–10⁻³ of that radius). At least one
     step must use the binary64 continuation, or the test would not exercise it."""
     import mpmath as mp
-    import numpy as np
 
     from certified.checker import defect
     from certified.checker.balls import scale
