@@ -148,22 +148,15 @@ def test_a_too_coarse_circle_is_checked_again_with_more_arcs(cert, monkeypatch):
     assert _failure(copy.deepcopy(cert)).startswith("integration.replay[0]")
 
 
-def test_the_checkers_polynomial_defect_bound_contains_mpmath_defect(cert, monkeypatch):
-    """Item 1 of Lemma C20 against an independent oracle. The checker's polynomial p
-    (exact midpoints of its exact jets, binary64 midpoints of the continuation) has the
-    defect δ = p′ − F(p); the checker bounds it on [0, h] by
-    Σ_k d_k τ^k + (τ/ρ)^K (M + Σ_k d_k ρ^k) (the bootstrap's Δ). mpmath at 300 bits
-    evaluates δ at points of [0, h] from the same coefficients, with its own softmax: every
-    |δ_i(τ)| must lie below the bound (containment), and the bound times h must be below
-    the stored set's narrowest radius, or it could not certify the step (measured: the
-    bound is 50–70 times the true defect, and 10⁻¹¹–10⁻³ of that radius). At least one
-    step must use the binary64 continuation, or the test would not exercise it."""
-    import mpmath as mp
-
+@pytest.fixture(scope="module")
+def captured(cert) -> list[dict]:
+    """Check ``cert`` once, recording per step what the checker derived: its polynomial's
+    coefficients (exact rationals: the exact jets' midpoints, the continuation's binary64
+    midpoints over h^k), â, the circle's bound M and the step's data."""
     from certified.checker import defect
     from certified.checker.balls import scale
 
-    seen: dict = {}
+    seen: dict = {"steps": []}
     real_poly, real_pieces = defect._polynomial, defect._pieces
 
     def poly(jets, h):
@@ -175,44 +168,127 @@ def test_the_checkers_polynomial_defect_bound_contains_mpmath_defect(cert, monke
         return real_poly(jets, h)
 
     def pieces(field, Phat, a_hat, M, t0, h, rho, m, R, r0, where):
-        seen.setdefault("steps", []).append(dict(
+        seen["steps"].append(dict(
             coeffs=seen["exact"] + (seen["tail"] or []), tail=seen["tail"] is not None,
             a_hat=a_hat.copy(), M=M.copy(), t0=t0, h=h, rho=rho, lam=field.lam,
             B=field.Bq, where=where))
         return real_pieces(field, Phat, a_hat, M, t0, h, rho, m, R, r0, where)
 
-    monkeypatch.setattr(defect, "_polynomial", poly)
-    monkeypatch.setattr(defect, "_pieces", pieces)
-    rep = check_certificate(copy.deepcopy(cert))
+    defect._polynomial, defect._pieces = poly, pieces
+    try:
+        rep = check_certificate(copy.deepcopy(cert))
+    finally:
+        defect._polynomial, defect._pieces = real_poly, real_pieces
     assert rep.valid, rep.message
-    steps = seen["steps"]
-    assert any(s["tail"] for s in steps), "no step used the binary64 continuation"
+    return seen["steps"]
+
+
+def _mp(q: F):
+    import mpmath as mp
+    return mp.mpf(q.numerator) / q.denominator
+
+
+def _defect(st: dict, sigma) -> list:
+    """mpmath (300 bits): p′(σ) − F(p(σ), t0 + σ) per token for the recorded polynomial of
+    a d = 1 step, at a real or complex σ, with its own softmax."""
+    import mpmath as mp
+    coef = [[_mp(c) for c in ck] for ck in st["coeffs"]]
+    K, n = len(coef) - 1, len(coef[0])
+    lam, b = _mp(st["lam"]), _mp(st["B"][0][0])
+    z = [sum(coef[k][i] * sigma ** k for k in range(K + 1)) for i in range(n)]
+    dz = [sum(k * coef[k][i] * sigma ** (k - 1) for k in range(1, K + 1)) for i in range(n)]
+    c = mp.exp(2 * lam * (_mp(st["t0"]) + sigma))
+    out = []
+    for i in range(n):
+        w = [mp.exp(c * z[i] * b * z[k]) for k in range(n)]
+        out.append(dz[i] - lam * sum(w[k] * (z[k] - z[i]) for k in range(n)) / sum(w))
+    return out
+
+
+def test_the_checkers_polynomial_defect_bound_contains_mpmath_defect(cert, captured):
+    """Item 1 of Lemma C20 against an independent oracle. The checker's polynomial p
+    (exact midpoints of its exact jets, binary64 midpoints of the continuation) has the
+    defect δ = p′ − F(p); the checker bounds it on [0, h] by
+    Σ_k d_k τ^k + (τ/ρ)^K (M + Σ_k d_k ρ^k) (the bootstrap's Δ). mpmath at 300 bits
+    evaluates δ at points of [0, h] from the same coefficients, with its own softmax: every
+    |δ_i(τ)| must lie below the bound (containment), and the bound times h must be below
+    the stored set's narrowest radius, or it could not certify the step (measured: the
+    bound is 50–70 times the true defect, and 10⁻¹¹–10⁻³ of that radius). At least one
+    step must use the binary64 continuation, or the test would not exercise it."""
+    import mpmath as mp
+
+    assert any(s["tail"] for s in captured), "no step used the binary64 continuation"
     recs = cert["integration"]["replay"]["records"]
     mp.mp.prec = 300
-    for st in steps[:6]:
+    for st in captured[:6]:
         K = len(st["coeffs"]) - 1
         n = len(st["coeffs"][0])  # d = 1: one coordinate per token
-        lam, b = mp.mpf(st["lam"].numerator) / st["lam"].denominator, \
-            mp.mpf(st["B"][0][0].numerator) / st["B"][0][0].denominator
-        coef = [[mp.mpf(c.numerator) / c.denominator for c in ck] for ck in st["coeffs"]]
-        h, rho = mp.mpf(st["h"].numerator) / st["h"].denominator, \
-            mp.mpf(st["rho"].numerator) / st["rho"].denominator
-        t0 = mp.mpf(st["t0"].numerator) / st["t0"].denominator
+        h, rho = _mp(st["h"]), _mp(st["rho"])
         d_k = [[mp.mpf(float(st["a_hat"][k, i])) / h ** (k + 1) for i in range(n)]
                for k in range(K)]
         k_rec = int(st["where"].split("[")[1].split("]")[0])
         narrow = min(F(hi) - F(lo) for lo, hi in recs[k_rec]["set"]["r"]) / 2
         for j in range(1, 6):
             tau = h * j / 5
-            z = [sum(coef[k][i] * tau ** k for k in range(K + 1)) for i in range(n)]
-            dz = [sum(k * coef[k][i] * tau ** (k - 1) for k in range(1, K + 1))
-                  for i in range(n)]
-            c = mp.exp(2 * lam * (t0 + tau))
+            delta = _defect(st, tau)
             for i in range(n):
-                w = [mp.exp(c * z[i] * b * z[k]) for k in range(n)]
-                F_i = lam * sum(w[k] * (z[k] - z[i]) for k in range(n)) / sum(w)
-                delta = abs(dz[i] - F_i)
                 ring = mp.mpf(float(st["M"][i])) + sum(d_k[k][i] * rho ** k for k in range(K))
                 bound = sum(d_k[k][i] * tau ** k for k in range(K)) + (tau / rho) ** K * ring
-                assert delta <= bound, (st["where"], float(tau), i, delta, bound)
+                assert abs(delta[i]) <= bound, (st["where"], float(tau), i, delta[i], bound)
                 assert float(bound * h) < float(narrow), (st["where"], bound, narrow)
+
+
+def test_the_circle_bound_contains_the_mpmath_defect_on_the_circle(captured):
+    """Item 3 of Lemma C20 against the same oracle: M_i ≥ |δ_i(σ)| at 48 points σ = ρe^{iθ}
+    of the circle (complex σ, complex softmax in mpmath), and M_i is at most 10⁸ times the
+    largest sampled |δ_i|. Measured: ≈ 10⁶ times (interval Horner of K + 1 terms on arcs
+    of width 2πρ/32 wraps); harmless, since M enters the remainder times (τ/ρ)^K."""
+    import mpmath as mp
+
+    mp.mp.prec = 300
+    for st in captured[:4]:
+        n = len(st["coeffs"][0])
+        rho = _mp(st["rho"])
+        top = [mp.mpf(0)] * n
+        for j in range(48):
+            sigma = rho * mp.expj(2 * mp.pi * (j + mp.mpf(1) / 3) / 48)
+            for i, v in enumerate(_defect(st, sigma)):
+                assert abs(v) <= st["M"][i], (st["where"], j, i, abs(v), st["M"][i])
+                top[i] = max(top[i], abs(v))
+        for i in range(n):
+            assert st["M"][i] <= 1e8 * float(top[i]) + 1e-300, (st["where"], i, st["M"][i], top[i])
+
+
+def test_pi_is_bracketed():
+    """The circle's arcs use rationals π_lo ≤ π ≤ π_hi (mpmath's directed rounding)."""
+    import mpmath as mp
+
+    from certified.checker.defect import _pi
+    lo, hi = _pi()
+    mp.mp.prec = 300
+    assert _mp(lo) < mp.pi < _mp(hi) and hi - lo < F(1, 2 ** 70)
+
+
+def test_upper_horner_and_power_of_two_scaling_bound_the_exact_values():
+    """The bootstrap's directed float helpers: _horner_up(a, x) ≥ Σ_k a_k x^k and
+    _times_pow2_up(x, e) ≥ 2^e·x (exact rationals), and not looser than 10⁻¹² relative
+    (plus fballs' absolute floor ETA = 2⁻¹⁰⁰⁰ where the scaling underflows)."""
+    import numpy as np
+
+    from certified.checker.defect import _horner_up, _times_pow2_up
+    rng = np.random.default_rng(11)
+    a = rng.uniform(0, 1, (12, 5)) * 10.0 ** rng.integers(-30, 5, (12, 5))
+    x = rng.uniform(0, 3, (4, 1))
+    got = _horner_up(a, x)
+    for r in range(4):
+        for c in range(5):
+            exact = sum(F(float(a[k, c])) * F(float(x[r, 0])) ** k for k in range(12))
+            assert F(float(got[r, c])) >= exact
+            assert F(float(got[r, c])) <= exact * (1 + F(1, 10 ** 12))
+    v = rng.uniform(0, 1, 6) * 10.0 ** rng.integers(-300, 300, 6)
+    for e in (-1100, -40, 0, 17):
+        up_ = _times_pow2_up(v, e)
+        for x_, y in zip(v, up_):
+            exact = F(float(x_)) * F(2) ** e
+            assert F(float(y)) >= exact
+            assert F(float(y)) <= exact * (1 + F(1, 10 ** 12)) + 2 * F(2) ** -1000
