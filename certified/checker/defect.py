@@ -229,6 +229,46 @@ def _horner_up(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     return acc
 
 
+def _defect_bounds(a_s: np.ndarray, M_s: np.ndarray, h: Fraction, rho: Fraction,
+                   m: int) -> np.ndarray:
+    """Item 4's Δ at the pieces' right ends τ_{j+1} = (j + 1)h/m, shape (m,): floats
+    ≥ max_i [(1/h)Σ_k â_{k,i}s^k + (τ/ρ)^K (M_i + (1/h)Σ_k â_{k,i}(ρ/h)^k)] with s = τ/h,
+    for floats â (K, N) ≥ 0 and M (N,) ≥ 0 (every rounding upward, Lemma C13b)."""
+    K = a_s.shape[0]
+    inv_h = upper(1 / h)
+    s_ends = np.array([upper(Fraction(j + 1, m)) for j in range(m)]).reshape(m, 1)
+    low = nx(inv_h * _horner_up(a_s, s_ends))  # (m, N): Σ_k d_k τ_{j+1}^k
+    ring = nx(M_s + nx(inv_h * _horner_up(a_s, np.array([[upper(rho / h)]]))[0]))
+    q = np.array([upper((h * Fraction(j + 1, m) / rho) ** K) for j in range(m)]).reshape(m, 1)
+    return np.max(nx(low + nx(q * ring)), axis=1)
+
+
+def _log_norms(J: FB) -> np.ndarray:
+    """μ_j ≥ max_i (sup J_ii + Σ_{l≠i} |J_il|) for each piece's Jacobian J (m, N, N) (the
+    logarithmic ∞-norm over the ball; row sums rounded up); NaN where J is not finite."""
+    N = J.shape[-1]
+    eye = np.eye(N, dtype=bool)
+    off = up(np.where(eye, 0.0, J.mag()).sum(axis=-1), N)
+    with np.errstate(invalid="ignore"):
+        return np.max(nx(np.diagonal(J.hi(), axis1=1, axis2=2) + off), axis=1)
+
+
+def _bootstrap(Delta: np.ndarray, mu: np.ndarray, w_up: float, g: float,
+               R_lo: float) -> tuple[float, float, int | None]:
+    """Item 4's recursion over the pieces: e_{j+1} ≥ (e_j + Δ_j w)e^{μ_j⁺w},
+    g_{j+1} ≥ g_j e^{μ_j⁺w} from e_0 = 0 and g_0 = g (C14's upper end of e^x, every
+    operation rounded up). Returns (e_m, g_m, None), or (e_j, g_j, j) at the first piece
+    j with e_j + g_j ≥ R_lo (or NaN)."""
+    grow = exp_bounds(nx(np.maximum(mu, 0.0) * w_up))[1]  # ≥ e^{μ⁺w}, per piece
+    e = 0.0
+    for j in range(len(Delta)):
+        e = float(nx(nx(e + nx(Delta[j] * w_up)) * grow[j]))
+        g = float(nx(g * grow[j]))
+        if not nx(e + g) < R_lo:
+            return e, g, j
+    return e, g, None
+
+
 def _pieces(field: Field, Phat: FB, a_hat: np.ndarray, M: np.ndarray, t0: Fraction,
             h: Fraction, rho: Fraction, m: int, R: Fraction, r0: float,
             where: str) -> tuple[Fraction, FB]:
@@ -249,14 +289,9 @@ def _pieces(field: Field, Phat: FB, a_hat: np.ndarray, M: np.ndarray, t0: Fracti
     g = float(_times_pow2_up(np.float64(r0), -E))
     if not g < R_lo:
         raise CheckFailure(where + ".R", f"R > sup ‖y − c‖ over the set ({r0:.3g})", str(R))
-    inv_h = upper(1 / h)
     w = h / m
     w_up = upper(w)
-    s_ends = np.array([upper(Fraction(j + 1, m)) for j in range(m)]).reshape(m, 1)
-    low = nx(inv_h * _horner_up(a_s, s_ends))  # (m, N): Σ_k d_k τ_{j+1}^k, scaled
-    ring = nx(M_s + nx(inv_h * _horner_up(a_s, np.array([[upper(rho / h)]]))[0]))
-    q = np.array([upper((h * Fraction(j + 1, m) / rho) ** K) for j in range(m)]).reshape(m, 1)
-    Delta = np.max(nx(low + nx(q * ring)), axis=1)  # Δ(τ_{j+1}) (item 5), scaled
+    Delta = _defect_bounds(a_s, M_s, h, rho, m)  # Δ(τ_{j+1}) (item 5), scaled
     # the tubes p([τ_j, τ_{j+1}]) + [−R, R] (Horner on the real intervals of s)
     s_int = finterval([(Fraction(j, m), Fraction(j + 1, m)) for j in range(m)]).reshape(m, 1, 1)
     acc = Phat[K:K + 1] * FB(np.ones((m, 1, 1)))
@@ -266,23 +301,16 @@ def _pieces(field: Field, Phat: FB, a_hat: np.ndarray, M: np.ndarray, t0: Fracti
     # Every piece's Jacobian at once (the bootstrap below decides whether they count)
     cfac = field.score_factor(finterval([(t0 + w * j, t0 + w * (j + 1)) for j in range(m)]))
     J = field.jacobian(tubes, cfac)  # (m, N, N)
-    eye = np.eye(N, dtype=bool)
-    off = up(np.where(eye, 0.0, J.mag()).sum(axis=-1), N)
-    with np.errstate(invalid="ignore"):
-        mu = np.max(nx(np.diagonal(J.hi(), axis1=1, axis2=2) + off), axis=1)  # (m,)
+    mu = _log_norms(J)
     bad = np.nonzero(~np.isfinite(mu))[0]
     if bad.size:
         raise CheckFailure(where, "a finite Jacobian on every tube piece (Lemma C20)",
                            f"a non-finite one on piece {int(bad[0])}")
-    grow = exp_bounds(nx(np.maximum(mu, 0.0) * w_up))[1]  # ≥ e^{μ⁺w}, per piece
-    e = 0.0
-    for j in range(m):
-        e = float(nx(nx(e + nx(Delta[j] * w_up)) * grow[j]))
-        g = float(nx(g * grow[j]))
-        if not nx(e + g) < R_lo:  # (NaN: fails)
-            raise CheckFailure(where + ".R", "the bootstrap e_j + g_j < R on every piece "
-                               "(Lemma C20)", f"e + g = {float(e + g) * float(two_E):.3g} "
-                               f"≥ R = {float(R):.3g} on piece {j}")
+    e, g, fail = _bootstrap(Delta, mu, w_up, g, R_lo)
+    if fail is not None:  # (NaN: fails)
+        raise CheckFailure(where + ".R", "the bootstrap e_j + g_j < R on every piece "
+                           "(Lemma C20)", f"e + g = {float(e + g) * float(two_E):.3g} "
+                           f"≥ R = {float(R):.3g} on piece {fail}")
     Sj = variational_many(J, w, where)  # (m, N, N)
     S = Sj[0]
     for j in range(1, m):

@@ -292,3 +292,60 @@ def test_upper_horner_and_power_of_two_scaling_bound_the_exact_values():
             exact = F(float(x_)) * F(2) ** e
             assert F(float(y)) >= exact
             assert F(float(y)) <= exact * (1 + F(1, 10 ** 12)) + 2 * F(2) ** -1000
+
+
+def test_the_bootstraps_float_steps_bound_their_exact_values():
+    """Item 4 of Lemma C20, against exact rationals on random inputs (directed rounding is
+    what these helpers are for, so a rounding to nearest instead of up, or a dropped term,
+    makes some result fall below the exact value): Δ (_defect_bounds), μ (_log_norms) and
+    the recursion e_j, g_j (_bootstrap, with e^{μw} from mpmath at 200 bits) are ≥ the
+    exact values and within 10⁻⁹ (relative) of them."""
+    import mpmath as mp
+    import numpy as np
+
+    from certified.checker.defect import _bootstrap, _defect_bounds, _log_norms
+    from certified.checker.fballs import FB
+
+    def q(x) -> F:
+        return F(float(x))
+    rng = np.random.default_rng(7)
+    tight = 1 + F(1, 10 ** 9)
+    for trial in range(20):
+        K, N, m = int(rng.integers(3, 30)), int(rng.integers(1, 6)), int(rng.integers(1, 9))
+        a = rng.uniform(0, 1, (K, N)) * 10.0 ** rng.integers(-40, 0, (K, N))
+        M = rng.uniform(0, 2, N)
+        h = F(int(rng.integers(1, 100)), 1024)
+        rho = h * F(int(rng.integers(20, 80)), 10)
+        got = _defect_bounds(a, M, h, rho, m)
+        for j in range(m):
+            tau_s = F(j + 1, m)  # s = τ/h
+            exact = max(sum(q(a[k, i]) * tau_s ** k for k in range(K)) / h
+                        + (h * tau_s / rho) ** K
+                        * (q(M[i]) + sum(q(a[k, i]) * (rho / h) ** k for k in range(K)) / h)
+                        for i in range(N))
+            assert exact <= q(got[j]) <= exact * tight, (trial, j)
+        Jm = rng.normal(0, 1, (m, N, N)) * 10.0 ** rng.integers(-3, 3, (m, N, N))
+        Jr = rng.uniform(0, 1e-3, (m, N, N))
+        mu = _log_norms(FB(Jm, Jr))
+        for b in range(m):
+            exact = max(q(Jm[b, i, i]) + q(Jr[b, i, i])
+                        + sum(abs(q(Jm[b, i, l])) + q(Jr[b, i, l]) for l in range(N) if l != i)
+                        for i in range(N))
+            assert exact <= q(mu[b]) <= exact + abs(exact) * (tight - 1) + F(1, 10 ** 300), (trial, b)
+        Delta = rng.uniform(0, 1, m) * 10.0 ** rng.integers(-20, 0, m)
+        mus = rng.normal(0, 3, m)
+        w = F(int(rng.integers(1, 64)), 4096)
+        g0 = float(rng.uniform(0, 1e-3))
+        e, g, fail = _bootstrap(Delta, mus, float(w), g0, 1e300)
+        assert fail is None
+        mp.mp.prec = 200
+        ee, gg = mp.mpf(0), mp.mpf(g0)
+        for j in range(m):
+            grow = mp.exp(max(mus[j], 0.0) * (mp.mpf(w.numerator) / w.denominator))
+            ee = (ee + mp.mpf(float(Delta[j])) * mp.mpf(w.numerator) / w.denominator) * grow
+            gg = gg * grow
+        assert ee <= e <= ee * (1 + mp.mpf(10) ** -9) + mp.mpf(2) ** -1000, trial
+        assert gg <= g <= gg * (1 + mp.mpf(10) ** -9), trial
+    # the first piece where e + g reaches R_lo is reported, with its e and g
+    e, g, fail = _bootstrap(np.array([0.0, 1.0, 1.0]), np.zeros(3), 1.0, 0.5, 1.2)
+    assert fail == 1 and e >= 1.0 and g >= 0.5
