@@ -349,3 +349,118 @@ def test_the_bootstraps_float_steps_bound_their_exact_values():
     # the first piece where e + g reaches R_lo is reported, with its e and g
     e, g, fail = _bootstrap(np.array([0.0, 1.0, 1.0]), np.zeros(3), 1.0, 0.5, 1.2)
     assert fail == 1 and e >= 1.0 and g >= 0.5
+
+
+def test_scale_changes_of_the_centre_value_contain_their_input():
+    """_high (scale P → P + g) and _low (P + g → P) return balls containing the input balls
+    (exact rational end points), _low at most 2 units wider than needed."""
+    import numpy as np
+
+    from certified.checker.balls import Ball, scale, scaled
+    from certified.checker.defect import _high, _low
+
+    rng = np.random.default_rng(3)
+    with scaled(80):
+        P = scale()
+        x = np.array([Ball(int(m), int(r)) for m, r in zip(rng.integers(-10 ** 15, 10 ** 15, 6),
+                                                         rng.integers(0, 10 ** 6, 6))],
+                     dtype=object).reshape(2, 3)
+        for g in (0, 7, 64):
+            hi_ = _high(x, g)
+            assert hi_.shape == (2, 3)
+            for a, b in zip(x.flat, hi_.flat):
+                lo_a, hi_a = F(a.lo(), 2 ** P), F(a.hi(), 2 ** P)
+                assert F(b.lo(), 2 ** (P + g)) <= lo_a and hi_a <= F(b.hi(), 2 ** (P + g))
+            y = np.array([Ball(int(m), int(r)) for m, r in zip(
+                rng.integers(-10 ** 18, 10 ** 18, 6), rng.integers(0, 10 ** 9, 6))],
+                dtype=object).reshape(3, 2)
+            low = _low(y, g)
+            assert low.shape == (3, 2)
+            for a, b in zip(y.flat, low.flat):
+                lo_a, hi_a = F(a.lo(), 2 ** (P + g)), F(a.hi(), 2 ** (P + g))
+                assert F(b.lo(), 2 ** P) <= lo_a and hi_a <= F(b.hi(), 2 ** P)
+                assert F(b.hi() - b.lo(), 2 ** P) <= hi_a - lo_a + F(4, 2 ** P)
+
+
+def test_the_polynomial_is_the_jets_midpoints(cert):
+    """_polynomial on a real step: p̂_k contains h^k·(the exact midpoint of Z_k) (rational
+    containment) with radius ≤ 2⁻⁴⁶ of it for k ≤ k₁, equals the continuation's midpoints
+    with radius 0 for k > k₁, and rad ≥ h^k·rad Z_k (exact) resp. the continuation's radii."""
+    import numpy as np
+
+    from certified.checker.balls import const, scaled
+    from certified.checker.defect import _polynomial
+    from certified.checker.dynamics import Field
+
+    integ = cert["integration"]
+    step, rec = integ["steps"][0], integ["replay"]["records"][0]
+    t0, h = F(step[0]), F(step[1])
+    X0 = [[F(x) for x in row] for row in cert["instance"]["X0"]]
+    P = int(integ["bits"]) + 64 + int(rec["guard_bits"])
+    with scaled(P):
+        field = Field(F(1), [[F(1)]], len(X0), integ["variable"])
+        Z0 = np.array([[const(x) for x in row] for row in X0], dtype=object)
+        jets = field.jets(Z0, t0, int(rec["order"]), h, 1e-30)
+        Phat, rad = _polynomial(jets, h)
+    k1 = len(jets.exact)
+    K = int(rec["order"])
+    assert 1 <= k1 <= K + 1 and Phat.shape == (K + 1, len(X0), 1) and rad.shape == (K + 1, len(X0))
+    for k in range(K + 1):
+        for i in range(len(X0)):
+            m, r = F(float(Phat.m[k, i, 0])), F(float(Phat.r[k, i, 0]))
+            if k < k1:
+                b = jets.exact[k][i, 0]
+                exact = F(b.m, 2 ** P) * h ** k
+                assert m - r <= exact <= m + r
+                assert r <= abs(exact) * F(1, 2 ** 46) + F(1, 2 ** 1000)
+                assert F(float(rad[k, i])) >= F(b.r, 2 ** P) * h ** k
+            else:
+                assert Phat.m[k, i, 0] == jets.tail.m[k - k1, i, 0] and r == 0
+                assert rad[k, i] >= jets.tail.r[k - k1, i, 0]
+    assert jets.tail is not None, "the step should use the continuation (tolerance 1e-30)"
+
+
+def test_the_linear_part_contains_the_flows_derivative(cert, monkeypatch):
+    """Item 5 of Lemma C20 against mpmath: the checker's S (the pieces' product) contains
+    ∂φ(t0 + h; y)/∂y at the set's centre, computed by mpmath.odefun at 40 digits on the
+    variational system (with its own softmax and derivative), on the first step."""
+    import mpmath as mp
+
+    from certified.checker import defect
+
+    seen = []
+    real = defect._pieces
+
+    def pieces(field, Phat, a_hat, M, t0, h, rho, m, R, r0, where):
+        e, S = real(field, Phat, a_hat, M, t0, h, rho, m, R, r0, where)
+        seen.append((t0, h, m, [float(x) for x in Phat.m[0].reshape(-1)], S))
+        return e, S
+
+    monkeypatch.setattr(defect, "_pieces", pieces)
+    rep = check_certificate(copy.deepcopy(cert))
+    assert rep.valid, rep.message
+    mp.mp.dps = 40
+    for t0, h, m, c, S in seen[:1]:
+        n = len(c)
+
+        def rhs(t, y):
+            z, Y = y[:n], y[n:]
+            cf = mp.exp(2 * t)
+            w = [[mp.exp(cf * z[i] * z[k]) for k in range(n)] for i in range(n)]
+            P = [[w[i][k] / sum(w[i]) for k in range(n)] for i in range(n)]
+            F_ = [sum(P[i][k] * (z[k] - z[i]) for k in range(n)) for i in range(n)]
+            # dF_i/dz_l: P_il(1 + cf z_i (z_l − z̄_i)) − δ_il(1 − cf Σ_k P_ik z_k (z_k − z̄_i))
+            zbar = [sum(P[i][k] * z[k] for k in range(n)) for i in range(n)]
+            D = [[P[i][l] * (1 + cf * z[i] * (z[l] - zbar[i]))
+                  - (1 - cf * sum(P[i][k] * z[k] * (z[k] - zbar[i]) for k in range(n))
+                     if i == l else 0) for l in range(n)] for i in range(n)]
+            dY = [sum(D[i][l] * Y[l * n + j] for l in range(n)) for i in range(n) for j in range(n)]
+            return F_ + dY
+        y0 = [mp.mpf(x) for x in c] + [mp.mpf(int(i == j)) for i in range(n) for j in range(n)]
+        t0m, hm = mp.mpf(t0.numerator) / t0.denominator, mp.mpf(h.numerator) / h.denominator
+        sol = mp.odefun(rhs, t0m, y0)
+        Dphi = sol(t0m + hm)[n:]
+        for i in range(n):
+            for j in range(n):
+                v = float(Dphi[i * n + j])
+                assert S.m[i, j] - S.r[i, j] <= v <= S.m[i, j] + S.r[i, j], (t0, i, j, v)
