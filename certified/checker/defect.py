@@ -269,6 +269,17 @@ def _bootstrap(Delta: np.ndarray, mu: np.ndarray, w_up: float, g: float,
     return e, g, None
 
 
+def _tubes(Phat: FB, m: int, R: Fraction) -> FB:
+    """The tubes p([τ_j, τ_{j+1}]) + [−R, R] of the m pieces, shape (m, n, d) (Horner on
+    the real intervals of s = τ/h; item 4 of Lemma C20)."""
+    K = Phat.shape[0] - 1
+    s_int = finterval([(Fraction(j, m), Fraction(j + 1, m)) for j in range(m)]).reshape(m, 1, 1)
+    acc = Phat[K:K + 1] * FB(np.ones((m, 1, 1)))
+    for k in range(K - 1, -1, -1):
+        acc = acc * s_int + Phat[k:k + 1]
+    return acc.widen(upper(R))
+
+
 def _pieces(field: Field, Phat: FB, a_hat: np.ndarray, M: np.ndarray, t0: Fraction,
             h: Fraction, rho: Fraction, m: int, R: Fraction, r0: float,
             where: str) -> tuple[Fraction, FB]:
@@ -278,9 +289,7 @@ def _pieces(field: Field, Phat: FB, a_hat: np.ndarray, M: np.ndarray, t0: Fracti
     bootstrap runs in binary64 scaled by 2^−E (E = ⌊log₂ R⌋; scaling by a power of two is
     exact but for underflow, rounded up), so that quantities of any precision stay far
     from underflow."""
-    n, d = field.n, field.d
-    N = n * d
-    K = Phat.shape[0] - 1
+    N = field.n * field.d
     E = R.numerator.bit_length() - R.denominator.bit_length()
     two_E = Fraction(2) ** E
     R_lo = lower(R / two_E)
@@ -292,12 +301,7 @@ def _pieces(field: Field, Phat: FB, a_hat: np.ndarray, M: np.ndarray, t0: Fracti
     w = h / m
     w_up = upper(w)
     Delta = _defect_bounds(a_s, M_s, h, rho, m)  # Δ(τ_{j+1}) (item 5), scaled
-    # the tubes p([τ_j, τ_{j+1}]) + [−R, R] (Horner on the real intervals of s)
-    s_int = finterval([(Fraction(j, m), Fraction(j + 1, m)) for j in range(m)]).reshape(m, 1, 1)
-    acc = Phat[K:K + 1] * FB(np.ones((m, 1, 1)))
-    for k in range(K - 1, -1, -1):
-        acc = acc * s_int + Phat[k:k + 1]
-    tubes = acc.widen(upper(R))
+    tubes = _tubes(Phat, m, R)
     # Every piece's Jacobian at once (the bootstrap below decides whether they count)
     cfac = field.score_factor(finterval([(t0 + w * j, t0 + w * (j + 1)) for j in range(m)]))
     J = field.jacobian(tubes, cfac)  # (m, N, N)

@@ -421,9 +421,11 @@ def test_the_polynomial_is_the_jets_midpoints(cert):
 
 
 def test_the_linear_part_contains_the_flows_derivative(cert, monkeypatch):
-    """Item 5 of Lemma C20 against mpmath: the checker's S (the pieces' product) contains
-    ∂φ(t0 + h; y)/∂y at the set's centre, computed by mpmath.odefun at 40 digits on the
-    variational system (with its own softmax and derivative), on the first step."""
+    """Items 4 and 5 of Lemma C20 against mpmath on the first step (whose set is the exact
+    initial point): every piece's tube contains the solution at three times of the piece,
+    and the checker's S (the pieces' product) contains ∂φ(t0 + h; y)/∂y, both computed by
+    mpmath.odefun at 40 digits on the variational system (with its own softmax and
+    derivative)."""
     import mpmath as mp
 
     from certified.checker import defect
@@ -433,14 +435,15 @@ def test_the_linear_part_contains_the_flows_derivative(cert, monkeypatch):
 
     def pieces(field, Phat, a_hat, M, t0, h, rho, m, R, r0, where):
         e, S = real(field, Phat, a_hat, M, t0, h, rho, m, R, r0, where)
-        seen.append((t0, h, m, [float(x) for x in Phat.m[0].reshape(-1)], S))
+        seen.append((t0, h, m, [float(x) for x in Phat.m[0].reshape(-1)], S,
+                     defect._tubes(Phat, m, R)))
         return e, S
 
     monkeypatch.setattr(defect, "_pieces", pieces)
     rep = check_certificate(copy.deepcopy(cert))
     assert rep.valid, rep.message
     mp.mp.dps = 40
-    for t0, h, m, c, S in seen[:1]:
+    for t0, h, m, c, S, tubes in seen[:1]:
         n = len(c)
 
         def rhs(t, y):
@@ -459,6 +462,13 @@ def test_the_linear_part_contains_the_flows_derivative(cert, monkeypatch):
         y0 = [mp.mpf(x) for x in c] + [mp.mpf(int(i == j)) for i in range(n) for j in range(n)]
         t0m, hm = mp.mpf(t0.numerator) / t0.denominator, mp.mpf(h.numerator) / h.denominator
         sol = mp.odefun(rhs, t0m, y0)
+        for j in range(m):
+            for frac in (F(1, 7), F(1, 2), F(6, 7)):
+                tau = (j + frac) * h / m
+                z = sol(t0m + mp.mpf(tau.numerator) / tau.denominator)[:n]
+                for i in range(n):
+                    lo_, hi_ = tubes.m[j, i, 0] - tubes.r[j, i, 0], tubes.m[j, i, 0] + tubes.r[j, i, 0]
+                    assert lo_ <= float(z[i]) <= hi_, (j, float(tau), i)
         Dphi = sol(t0m + hm)[n:]
         for i in range(n):
             for j in range(n):
