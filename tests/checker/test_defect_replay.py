@@ -474,3 +474,21 @@ def test_the_linear_part_contains_the_flows_derivative(cert, monkeypatch):
             for j in range(n):
                 v = float(Dphi[i * n + j])
                 assert S.m[i, j] - S.r[i, j] <= v <= S.m[i, j] + S.r[i, j], (t0, i, j, v)
+
+
+def test_bootstrap_failures_name_the_field_the_rule_and_the_numbers(cert):
+    """The two failures of item 4 of Lemma C20, message for message: R below the spread of
+    the set (a later step, whose set is not a point), and R too small for e_j + g_j."""
+    import re
+
+    c = copy.deepcopy(cert)
+    c["integration"]["replay"]["records"][0]["R"] = str(F(1, 10 ** 60))
+    msg = _failure(_redigest(c))
+    assert re.fullmatch(r"integration\.replay\[0\]\.R: Expected the bootstrap e_j \+ g_j < R "
+                        r"on every piece \(Lemma C20\)\. Got e \+ g = [0-9.]+e-[0-9]+ ≥ "
+                        r"R = 1e-60 on piece 0\.", msg), msg
+    c = copy.deepcopy(cert)
+    c["integration"]["replay"]["records"][3]["R"] = str(F(1, 10 ** 60))
+    msg = _failure(_redigest(c))
+    assert re.fullmatch(r"integration\.replay\[3\]\.R: Expected R > sup ‖y − c‖ over the set "
+                        r"\([0-9.]+e-[0-9]+\)\. Got 1/10{60}\.", msg), msg
