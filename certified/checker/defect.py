@@ -379,6 +379,13 @@ def check_defect_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, rec
     # Y − c ⊇ A·hull(r, 0): the set and its centre (Lemma C4); r0 ≥ sup ‖y − c‖∞
     Y0 = bilinear(lambda A, x: A @ x, S.binary64_A(), rs.union(FB(np.zeros(N))), N).scaled(-e0)
     r0 = float(np.max(Y0.mag()))
+    # The polynomial starts at p₀ = the centre ball's midpoint, not at the centre c itself
+    # when the stored c is not a number of the scale (its ball then has a radius): every
+    # y of the set lies within r0 + δ of p₀, and y − p₀ = A·ρ + (c − p₀), whose second term
+    # the update adds as ‖S‖∞·δ to the remainder (Lemma C20, item 1).
+    dc = max(b.r for b in S.c.flat)
+    delta = upper(Fraction(dc, 2 ** scale())) if dc else 0.0
+    r0 = float(nx(r0 + delta)) if dc else r0
     # The binary64 continuation (Lemma C15) is kept only where its own radius is below
     # this fraction of the narrowest stored radius, as in a Picard step's replay.
     tol = TOL_FRACTION * float(min(b - a_ for a_, b in out.rq)) / 2
@@ -400,6 +407,8 @@ def check_defect_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, rec
     def attempt(arcs: int) -> LohnerSet:
         M = _circle(field, poly, t0, h, rho, where, arcs)
         e, Slin = _pieces(field, Phat, a_hat, M, t0, h, rho, m, R, r0, where)
+        if dc:  # + ‖S‖∞·|c − p₀| (row sums of |S| rounded up)
+            e += Fraction(float(np.max(up(Slin.mag().sum(axis=1), N)))) * Fraction(delta)
         return _lohner_check(S, rs, e0, None, h, np.ones(N), e, Slin, out, where,
                              centre=(acc, tail))
     try:

@@ -345,7 +345,10 @@ class Field:
             # keep it only if its own radius is below tol. Near-cancelling terms (tokens
             # close together: W = Σ_j P_ij z_j − z_i ≪ its terms) make it coarser than the
             # coefficients suggest; then resume the exact orders and try again later.
-            est = max(abs(float(x)) for x in Zm[k].flat) * 2.0 ** -P_ * hf ** k
+            try:
+                est = max(abs(float(x)) for x in Zm[k].flat) * 2.0 ** -P_ * hf ** k
+            except OverflowError:  # a midpoint beyond binary64: far from small
+                est = float("inf")
             small = small + 1 if est <= threshold else 0
             if small < 2 or k >= K:
                 continue

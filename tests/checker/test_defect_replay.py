@@ -492,3 +492,32 @@ def test_bootstrap_failures_name_the_field_the_rule_and_the_numbers(cert):
     msg = _failure(_redigest(c))
     assert re.fullmatch(r"integration\.replay\[3\]\.R: Expected R > sup ‖y − c‖ over the set "
                         r"\([0-9.]+e-[0-9]+\)\. Got 1/10{60}\.", msg), msg
+
+
+def test_a_centre_off_the_scale_widens_the_remainder_by_its_radius(cert, monkeypatch):
+    """A stored centre that is no number of the checker's scale 2^−P is parsed as a ball of
+    radius δ > 0, while the polynomial starts at its midpoint p₀ ≠ c: the next step adds
+    ‖S‖∞·δ to its remainder (Lemma C20, item 1) and still checks valid."""
+    from certified.checker import defect
+
+    seen: list = []
+    real = defect._lohner_check
+
+    def spy(S, rs, e0, jets, h, M, e, Slin, out, where, centre=None):
+        seen.append((where, max(b.r for b in S.c.flat), e))
+        return real(S, rs, e0, jets, h, M, e, Slin, out, where, centre=centre)
+
+    monkeypatch.setattr(defect, "_lohner_check", spy)
+    assert check_certificate(copy.deepcopy(cert)).valid
+    plain = dict((w, (r, e)) for w, r, e in seen)
+    seen.clear()
+    c = copy.deepcopy(cert)
+    P = int(c["integration"]["bits"]) + 64
+    setc = c["integration"]["replay"]["records"][0]["set"]["c"]
+    setc[0] = str(F(setc[0]) + F(1, 3 * 2 ** (P + 1)))
+    rep = check_certificate(_redigest(c))
+    assert rep.valid, rep.message
+    where, radius, e = seen[1]
+    assert where == "integration.replay[1]" and radius > 0 and plain[where][0] == 0
+    # δ is at least one unit 2^−P (rounded up, further guard bits aside); ‖S‖∞ ≥ 1/2
+    assert e - plain[where][1] >= F(1, 2 ** (P + 1)), (e, plain[where][1])
