@@ -119,7 +119,7 @@ def _velocities(field: Field, Z: FC, c: FC, D: FC) -> tuple[FC, np.ndarray]:
     """F(z) on B complex boxes at once (Lemma C2 with one divisor per row): (F (B, n, d),
     ok (B,)), ok[b] False where some row sum's enclosure may contain 0 or the evaluation
     is not finite (that box's F is then meaningless)."""
-    n, d = field.n, field.d
+    n = field.n
     E, s = _row_exps(field, Z, c, D)
     with np.errstate(all="ignore"):
         sq = (s.re.sqr() + s.im.sqr()).lo()
@@ -128,13 +128,7 @@ def _velocities(field: Field, Z: FC, c: FC, D: FC) -> tuple[FC, np.ndarray]:
         safe = FC(FB(np.where(good, s.re.m, 1.0), np.where(good, s.re.r, 0.0)),
                   FB(np.where(good, s.im.m, 0.0), np.where(good, s.im.r, 0.0)))
         P = E * safe.recip().reshape(-1, n, 1)  # (B, n, n)
-        drift = ccontract(lambda p, x: np.einsum("bij,bija->bia", p, x), P, D, n)
-        if field.variable == "x":
-            drift = drift + Z
-        if field.VTf is None:
-            F = drift * field.lamf
-        else:
-            F = ccontract(np.matmul, drift, field.VTf, d)
+        F = field.from_attention(P, Z, D)
     return F, ok
 
 

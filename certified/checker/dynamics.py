@@ -114,7 +114,7 @@ class Field:
             return FB(1.0)
         return (t * self.two_lamf).exp()
 
-    def attention(self, Z, c, D, tight: bool = True):
+    def attention(self, Z, c, D):
         """P over the box Z (n, d) for the score factor c, with D (n, n, d) enclosing
         D[k, j] ∋ z_j − z_k for every state meant (D[k, k] = 0; the Picard test passes the
         tighter differences of its affine candidate, Lemma C3).
@@ -123,9 +123,9 @@ class Field:
         columns near the maximum use P_ij = 1 / Σ_k exp(c·z_iᵀB(z_k − z_j)) (one reciprocal,
         no shared numerator: tight on wide and complex boxes), the others
         P_ij = e^{U_ij} / Σ_k e^{U_ik} (a tiny numerator is tight). Both are exact
-        identities, so the choice only affects widths (Lemma C2). ``tight=False`` uses the
-        second form for every column but the leader's (one divisor per row: the defect
-        step's circle, where the first form's other divisors fail on wide arcs).
+        identities, so the choice only affects widths (Lemma C2). (The defect step's
+        circle uses the second form for every column, with a failure per box instead of an
+        exception: ``defect._velocities``.)
 
         Every argument may carry leading batch axes (…, n, d), c then (…) (one box each).
         """
@@ -141,7 +141,7 @@ class Field:
         idx = np.indices(batch + (n,))
         U = raw[tuple(idx) + (lead,)]
         cols = np.arange(n)
-        near = (cols == lead[..., None]) | ((_re(U).m > -4) if tight else False)
+        near = (cols == lead[..., None]) | (_re(U).m > -4)
         P = U.copy()
         if not np.all(near):  # (only then: a divisor no near column needs may contain 0)
             Eu = U.exp()
@@ -150,11 +150,15 @@ class Field:
         P[sel] = raw[sel].exp().sum(axis=-1).recip()  # the k = j term is e^0 = 1
         return P
 
-    def velocity(self, Z, c, D=None, tight: bool = True):
+    def velocity(self, Z, c, D=None):
         """F over the box Z, shape (…, n, d): λ Σ_j P_ij (z_j − z_i) (+ λz_i in x); ``D``
-        and ``tight`` as in :meth:`attention` (default D: the differences of the box)."""
+        as in :meth:`attention` (default D: the differences of the box)."""
         D = pairwise(Z) if D is None else D
-        P = self.attention(Z, c, D, tight)
+        return self.from_attention(self.attention(Z, c, D), Z, D)
+
+    def from_attention(self, P, Z, D):
+        """F from an enclosure P (…, n, n) of the attention on the box Z (…, n, d) with
+        differences D (…, n, n, d), D[…, i, i] = 0."""
         drift = ccontract(lambda p, x: np.einsum("...ij,...ija->...ia", p, x), P, D, self.n)
         if self.variable == "x":
             drift = drift + Z
