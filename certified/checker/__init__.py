@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from .audits import check_stationary, check_symmetric, judge_claims, rank
+from .audits import (check_stationary, check_symmetric, judge_claims, rank, same,
+                     stationary_expected)
 from .balls import BallError, scaled
 from .dynamics import Field
 from .energy import (check_t6_at_T, check_t6_data, check_t6_limit, check_t9_data,
@@ -336,6 +337,7 @@ def _check_symmetric_verify(ctx: _Ctx) -> str:
     if ctx.lemma.get("lemma") != AUDIT_LEMMAS["S1"]:
         raise CheckFailure("tail_lemma.lemma", repr(AUDIT_LEMMAS["S1"]),
                            repr(ctx.lemma.get("lemma")))
+    _no_time_scale(ctx)
     theorem, verdict = ctx.obj["theorem"], ctx.obj["verdict"]
     expected = _t4_expected(theorem, {"leader": [0, 1]}, ctx.X0, ctx.d)[0]
     if verdict != expected:
@@ -363,6 +365,43 @@ def _check_symmetric_verify(ctx: _Ctx) -> str:
                                    repr(ev["attention_limit"]))
     return ("valid: Lemma S1 re-checked (exact setting, own quadrature and limits); "
             f"verdict {verdict!r} for Theorem {theorem}")
+
+
+def _no_time_scale(ctx: _Ctx) -> None:
+    """A lemma solved exactly to t = ∞ (S0, S1) has no time T: no timescale is claimed."""
+    if ctx.obj.get("timescale") is not None:
+        raise CheckFailure("timescale", "null (the lemma holds from t = 0, no integration)",
+                           repr(ctx.obj["timescale"])[:60])
+
+
+#: Lemma S0's fields in a ``verify`` certificate
+_S0_KEYS = {"lemma", "limits_z", "clusters", "bits", "attention_constant"}
+
+
+def _check_stationary_verify(ctx: _Ctx) -> str:
+    """Lemma S0 in a ``verify`` certificate (no audit, no integration; Lemma C9b): the
+    lemma re-checked as for an audit (C9), and the verdict, limit and evidence its exact
+    limits imply for the theorem, each re-derived and compared exactly."""
+    _continuous(ctx)
+    lemma = closed(ctx.lemma, _S0_KEYS, "tail_lemma")
+    if lemma.get("lemma") != AUDIT_LEMMAS["S0"]:
+        raise CheckFailure("tail_lemma.lemma", repr(AUDIT_LEMMAS["S0"]),
+                           repr(lemma.get("lemma")))
+    check_stationary(lemma, ctx.V, ctx.B, ctx.X0, None)
+    _no_time_scale(ctx)
+    theorem, verdict = ctx.obj["theorem"], ctx.obj["verdict"]
+    want, limit, evidence = stationary_expected(theorem, ctx.V, ctx.X0)
+    if verdict != want:
+        raise CheckFailure("verdict", f"{want!r} (what Lemma S0's exact limits imply for "
+                           f"Theorem {theorem})", repr(verdict))
+    for name, value in (("limit", limit), ("evidence", evidence)):
+        if value is None and ctx.obj.get(name) is not None:
+            raise CheckFailure(name, f"null (the verdict is {verdict!r})",
+                               repr(ctx.obj[name])[:60])
+        if value is not None:
+            same(ctx.obj.get(name), value, name)
+    return ("valid: Lemma S0 re-checked (the tokens never move); verdict "
+            f"{verdict!r} for Theorem {theorem} re-derived from the exact limits")
 
 
 def _check_unintegrated(ctx: _Ctx) -> str:
@@ -503,6 +542,8 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
                 msg = _check_exact(ctx, code)
             elif code == "S1" and ctx.integ is None:
                 msg = _check_symmetric_verify(ctx)
+            elif code == "S0" and ctx.integ is None:
+                msg = _check_stationary_verify(ctx)
             elif ctx.integ is None:
                 msg = _check_unintegrated(ctx)
             else:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .balls import Ball, const
 from .errors import CheckFailure
-from .hypotheses import rank  # re-exported: the checker's verdict code uses it
+from .hypotheses import dominant, paranormal, rank  # rank re-exported: the verdict code uses it
 from .quadrature import Series, integrate
 
 __all__ = ["check_symmetric", "check_stationary", "judge_claims", "rank"]
@@ -172,7 +172,11 @@ def check_stationary(lemma: dict, V: Mat, B: Mat, X0: Mat, witness: dict | None)
     facts: dict[str, Any] = {"clusters": distinct}
     if int(lemma["clusters"]) != distinct:
         raise CheckFailure("tail_lemma.clusters", str(distinct), str(lemma["clusters"]))
-    if all(v == 0 for row in Vz for v in row) and "attention_constant" in lemma:
+    constant = all(v == 0 for row in Vz for v in row)  # x ≡ z: P(t) ≡ P(0)
+    if "attention_constant" in lemma and not constant:
+        raise CheckFailure("tail_lemma.attention_constant", "absent (P is not constant: "
+                           "V z_i ≠ 0 for some token)", "present")
+    if constant and "attention_constant" in lemma:
         boolean = True
         for i in range(n):
             s = [sum((X0[i][a] * B[a][b] * X0[j][b] for a in range(d) for b in range(d)),
@@ -222,6 +226,65 @@ def _theorem_5_2_on_limits(V: Mat, Z: Mat, w: dict) -> bool:
              for z in Z}
     nonzero = {c for c in comps if any(c)}
     return len(nonzero) <= 2
+
+
+def stationary_expected(theorem: str, V: Mat, X0: Mat) -> tuple[str, Any, Any]:
+    """(verdict, limit, evidence) that Lemma S0's exact limits (the initial tokens) imply for
+    the theorem's conclusion in a ``verify`` certificate, decided exactly here (Lemma C9b,
+    the rules of ``audits.md``, "Lemma S0 in verify"). Exact numbers are Fractions; where
+    the checker cannot decide a spectral condition only "undecided" is accepted."""
+    n, d = len(X0), len(V)
+    clusters = {"clusters": [{"members": [i], "center": [[x, x] for x in z]}
+                             for i, z in enumerate(X0)]}
+    if theorem == "3.1":  # the hull lies in an affine subspace of dimension < d: ∂K = K
+        diffs = [[a - b for a, b in zip(z, X0[0])] for z in X0[1:]]
+        return ("certified", clusters, None) if not diffs or rank(diffs) < d else \
+            ("undecided", None, None)
+    if theorem == "2.1":  # d = 1: P constant, entries in (0, 1) for n ≥ 2
+        if d != 1:
+            return "undecided", None, None
+        if n == 1:
+            return "certified", clusters, None
+        return "refuted", None, {"rows_outside_two_leaders": list(range(n))}
+    if theorem == "4.2":  # φ₁* vanishes on ker V: one value on every token
+        dom = dominant(V)
+        ok = dom is not None and dom["real_positive"] and dom["mult"] == 1
+        return ("certified", clusters, None) if ok else ("undecided", None, None)
+    if theorem == "5.2":  # P_F vanishes on ker V: one F-component on every token
+        return ("certified", clusters, None) if paranormal(V) is True else \
+            ("undecided", None, None)
+    if theorem == "8.5":
+        for i, z in enumerate(X0):
+            Vz = [sum((V[a][b] * z[b] for b in range(d)), Fraction(0)) for a in range(d)]
+            if any(z) and not any(Vz):  # x_i(t) = z_i ≠ 0 for all t
+                return "refuted", None, {"token_not_to_zero": i}
+        lam = V[0][0] if all(V[a][b] == (V[0][0] if a == b else 0) for a in range(d)
+                             for b in range(d)) else None
+        if all(not any(z) for z in X0) or (lam is not None and lam < 0):
+            return "certified", {"attention_limit": [[Fraction(1, n)] * n] * n}, None
+        return "undecided", None, None
+    raise CheckFailure("theorem", "one of 2.1, 3.1, 4.2, 5.2, 8.5", repr(theorem))
+
+
+def same(got: Any, want: Any, where: str) -> None:
+    """``got`` (JSON) equals ``want`` exactly: Fractions against exact numbers, lists item
+    by item, objects key by key (closed), integers as integers."""
+    if isinstance(want, Fraction):
+        if isinstance(got, bool) or _q(got, where) != want:
+            raise CheckFailure(where, str(want), repr(got)[:60])
+    elif isinstance(want, dict):
+        if not isinstance(got, dict) or set(got) != set(want):
+            raise CheckFailure(where, f"an object with the fields {sorted(want)}",
+                               repr(got)[:60])
+        for k in want:
+            same(got[k], want[k], f"{where}.{k}")
+    elif isinstance(want, list):
+        if not isinstance(got, list) or len(got) != len(want):
+            raise CheckFailure(where, f"a list of {len(want)}", repr(got)[:60])
+        for i, (g, w) in enumerate(zip(got, want)):
+            same(g, w, f"{where}[{i}]")
+    elif isinstance(got, bool) or got != want or type(got) is not type(want):
+        raise CheckFailure(where, repr(want), repr(got)[:60])
 
 
 def judge_claims(record: dict, claims: list, facts: dict) -> None:

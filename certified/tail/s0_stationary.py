@@ -22,7 +22,8 @@ from certified.exact.linalg import from_fmpq_mat, matmul, to_fmpq_mat, transpose
 from certified.exact.rationals import fraction_to_str
 from certified.exact.spectrum import Spectrum
 
-__all__ = ["applies_stationary", "StationaryLimit", "stationary_limit", "theorem_5_2_holds"]
+__all__ = ["applies_stationary", "StationaryLimit", "StationaryVerdict", "stationary_limit",
+           "stationary_verdict", "theorem_5_2_holds"]
 
 
 def _Vz(inst: Instance, z: tuple[Fraction, ...]) -> tuple[Fraction, ...]:
@@ -135,3 +136,102 @@ def theorem_5_2_holds(inst: Instance, limits: tuple[tuple[Fraction, ...], ...]) 
     comps = [tuple(sum(PF[i][j] * z[j] for j in range(d)) for i in range(d)) for z in limits]
     nonzero = {c for c in comps if any(c)}
     return len(nonzero) <= 2
+
+
+def _affine_rank(points: tuple[tuple[Fraction, ...], ...]) -> int:
+    """Dimension of the affine hull of the points (exact)."""
+    if len(points) < 2:
+        return 0
+    base = points[0]
+    rows = [[a - b for a, b in zip(z, base)] for z in points[1:]]
+    return int(to_fmpq_mat(rows).rank())
+
+
+@dataclass(frozen=True)
+class StationaryVerdict:
+    """What Lemma S0's exact limits imply for one theorem's conclusion (the rules of
+    ``proofs_notes/audits.md``, "Lemma S0 in verify"): ``verdict`` is "certified",
+    "refuted" or "undecided", with the spec's ``limit`` or ``evidence`` object and why."""
+
+    verdict: str
+    limit: dict[str, Any] | None
+    evidence: dict[str, Any] | None
+    reason: str
+
+
+def stationary_verdict(inst: Instance, theorem: str) -> StationaryVerdict:
+    """Judge ``theorem``'s conclusion on a configuration Lemma S0 applies to (exact).
+
+    The limits are the initial tokens z_i(0); x_i(t) = e^{tV} z_i(0).
+
+    * 3.1: certified when the limits' affine hull has dimension < d (then K = their convex
+      hull has no interior, ∂K = K holds every limit; always so when V ≠ 0, since the
+      tokens differ by vectors of ker V); else undecided.
+    * 2.1 (d = 1): P is constant (V ≠ 0 makes the tokens equal, V = 0 freezes x), with
+      every entry in (0, 1) when n ≥ 2: refuted, every row outside the two leaders;
+      certified for n = 1. d ≥ 2: undecided.
+    * 4.2: every φ₁*(z_j − z_i) = φ₁*(V(z_j − z_i))/λ₁ = 0, so one hyperplane holds every
+      token: certified when Definition 4.1(i) holds; else the conclusion is undefined.
+    * 5.2: P_F(z_j − z_i) = P_F V(z_j − z_i)/λ = 0 (P_F the spectral projector onto F,
+      which commutes with V), so all tokens share one F-component: certified when V is
+      paranormal (Definition 5.1); else the conclusion is undefined.
+    * 8.5: refuted if some z_i ≠ 0 has V z_i = 0 (then x_i ≡ z_i); certified if every
+      z_i = 0, or V = λI with λ < 0 (equal tokens: x_i = e^{λt}z → 0, P ≡ ones/n).
+    """
+    n, d = inst.n, inst.d
+    Z = tuple(tuple(z) for z in inst.X0)
+    clusters = {"clusters": [{"members": [i], "center": [[fraction_to_str(c)] * 2 for c in z]}
+                             for i, z in enumerate(Z)]}
+    if theorem == "3.1":
+        if _affine_rank(Z) < d:
+            return StationaryVerdict("certified", clusters, None,
+                                     "Lemma S0: the tokens never move, and their hull has no "
+                                     "interior, so every limit lies on its boundary ∂K")
+        return StationaryVerdict("undecided", None, None, "Lemma S0 gives the limits (the "
+                                 "tokens never move), but whether each lies on the boundary "
+                                 "of a convex polytope is not decided here")
+    if theorem == "2.1":
+        if d != 1:
+            return StationaryVerdict("undecided", None, None, "Theorem 2.1 is about d = 1")
+        if n == 1:
+            return StationaryVerdict("certified", clusters, None,
+                                     "Lemma S0: one token, P ≡ 1")
+        return StationaryVerdict("refuted", None, {"rows_outside_two_leaders": list(range(n))},
+                                 "Lemma S0: P(t) is constant with every entry in (0, 1), so "
+                                 "no row of P* is e_1 or e_n")
+    if theorem == "4.2":
+        ev = Spectrum(inst.V).dominant.positive_real
+        if ev is not None and ev.multiplicity == 1:
+            return StationaryVerdict("certified", clusters, None,
+                                     "Lemma S0: the tokens never move and φ₁* takes one value "
+                                     "on all of them (one hyperplane)")
+        return StationaryVerdict("undecided", None, None, "Lemma S0 gives the limits, but "
+                                 "Theorem 4.2's conclusion is undefined: Definition 4.1(i) "
+                                 "fails")
+    if theorem == "5.2":
+        # P_F(z_j − z_i) = P_F V(z_j − z_i)/λ = 0: every token has the same F-component c,
+        # which lies in ∂K for K = {c}.
+        sp = Spectrum(inst.V)
+        ev = sp.dominant.positive_real
+        if ev is not None and sp.is_semisimple(ev):
+            return StationaryVerdict("certified", clusters, None,
+                                     "Lemma S0: the tokens never move and share one "
+                                     "F-component (V is paranormal), a point of ∂K for "
+                                     "K = {that point}")
+        return StationaryVerdict("undecided", None, None, "Lemma S0 gives the limits, but "
+                                 "Theorem 5.2's conclusion is undefined: V is not paranormal")
+    if theorem == "8.5":
+        for i, z in enumerate(Z):
+            if any(z) and not any(_Vz(inst, z)):
+                return StationaryVerdict("refuted", None, {"token_not_to_zero": i},
+                                         f"Lemma S0: V z_{i} = 0, so x_{i}(t) = z_{i}(0) ≠ 0 "
+                                         "for all t")
+        lam = inst.scalar_V
+        if all(not any(z) for z in Z) or (lam is not None and lam < 0):
+            ones = [[fraction_to_str(Fraction(1, n))] * n for _ in range(n)]
+            return StationaryVerdict("certified", {"attention_limit": ones}, None,
+                                     "Lemma S0: the tokens are equal (or 0), x_i(t) → 0 and "
+                                     "P ≡ ones/n")
+        return StationaryVerdict("undecided", None, None, "Lemma S0 gives z, but whether "
+                                 "e^{tV} z_i → 0 is not decided here")
+    raise ValueError(f"no theorem {theorem!r}")

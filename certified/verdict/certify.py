@@ -47,6 +47,12 @@ from certified.precision import SETUP_BITS, Precision
 from certified.tail.boxes import checkable_box, round_box
 from certified.tail.g1_hull import excludes_origin, exposing_functional
 from certified.tail.t4_leader_follower import LeaderFollowerBound, try_leader_follower
+from certified.tail.s0_stationary import (
+    StationaryLimit,
+    applies_stationary,
+    stationary_limit,
+    stationary_verdict,
+)
 from certified.tail.s1_symmetric import PairLimit, find_lemma, symmetric_pair_limit
 from certified.tail.t6_energy import NormBound, norm_bound_contracting
 from certified.tail.t9_energy_decay import RATE_STATEMENT as T9_STATEMENT
@@ -99,7 +105,7 @@ class Verification:
     limit: dict | None = None
     evidence: dict | None = None
     tail: (LeaderFollowerBound | NormBound | EnergyDecay | ProjectedBound | PairLimit
-           | None) = None
+           | StationaryLimit | None) = None
     trajectory: Trajectory | None = None
     timescale: dict | None = None
     attempts: list[str] = dc_field(default_factory=list)
@@ -214,6 +220,8 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
         out.reason = ("discrete time: a tail lemma exists only for V = λI with λ > 0 "
                       "(Lemma T10); nothing about k → ∞ is proved for this V (use "
                       "`certified simulate` for finite depth)")
+    elif applies_stationary(instance) is None:
+        _run_stationary(out, job)
     elif lam is not None and lam > 0 and find_lemma(instance) == "S1":
         _run_symmetric_pair(out, job)
     elif lam is not None and lam > 0:
@@ -529,6 +537,16 @@ def _run_symmetric_pair(out: Verification, job: _Job) -> None:
         out.reason = (f"Lemma S1 (symmetric pair, solved exactly to t = ∞): the two tokens "
                       f"converge to distinct points {dist:.3g} apart, each a vertex of their "
                       "hull, and P → I")
+
+
+def _run_stationary(out: Verification, job: _Job) -> None:
+    """V(z_j − z_i) = 0 for all tokens: Lemma S0, z(t) ≡ z(0) exactly (no integration); the
+    verdict from the exact limits by :func:`~certified.tail.s0_stationary.stationary_verdict`."""
+    inst, prec = job.instance, job.precision
+    sv = stationary_verdict(inst, out.theorem)
+    out.tail = stationary_limit(inst, prec.lemma_bits)
+    out.verdict = Verdict(sv.verdict)
+    out.limit, out.evidence, out.reason = sv.limit, sv.evidence, sv.reason
 
 
 def _run_energy(out: Verification, job: _Job, mu: Fraction) -> None:

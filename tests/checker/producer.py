@@ -25,10 +25,12 @@ DATA = Path(__file__).resolve().parent / "data"
 ROOT = Path(__file__).resolve().parents[2]
 
 _LINE = dict(V=[[1]], Q=[[1]], K=[[1]], X0=[[-2], [1], [2]])
+_EQUAL = dict(V=[[-1, 0], [0, -1]], Q=[[1, 0], [0, 1]], K=[[2, 1], [1, 2]],
+              X0=[[1, 2], [1, 2], [1, 2]])
 
 #: name: (instance file or Instance.create arguments, theorem, t_max) — one certificate of
 #: each kind: Lemma T4 certified (2.1, 4.2) and refuted (8.5; 2.1 is the d = 2 audit), T6
-#: (for 3.1: T6 bounds, proves no limit), T7, T8, T9, T10 (discrete time).
+#: (for 3.1: T6 bounds, proves no limit), T7, T8, T9, T10 (discrete time), S0 (verify).
 CASES = {
     "t4_21": (_LINE, "2.1", 8),
     "t4_42": (_LINE, "4.2", 8),
@@ -40,6 +42,11 @@ CASES = {
     # discrete time: Lemma T10 certified, and layers run with no lemma yet (undecided)
     "t10_31": ("examples/discrete_layers.json", "3.1", 8),
     "t10_und": ("examples/discrete_layers.json", "3.1", Fraction(1, 2)),
+    # Lemma S0 in verify (no integration): certified (5.2, 8.5) and refuted (8.5, 2.1)
+    "s0_52": ("examples/thm5_2_third_party.json", "5.2", 8),
+    "s0_85_ref": ("examples/thm5_2_third_party.json", "8.5", 8),
+    "s0_85": (_EQUAL, "8.5", 8),
+    "s0_21_ref": (dict(V=[[0]], Q=[[1]], K=[[1]], X0=[[-1], [2]]), "2.1", 8),
 }
 #: the shipped audit records whose certificates use Lemmas S0, S1, S2 (and T4, refuted)
 AUDITS = ("remark_7_9_eps_1_10", "theorem_2_1_middle_token", "theorem_5_2_third_party",
