@@ -20,17 +20,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from .audits import (check_stationary, check_symmetric, judge_claims, rank, same,
-                     stationary_expected)
+from .audits import judge_claims
 from .balls import BallError, scaled
 from .dynamics import Field
 from .energy import (check_t6_at_T, check_t6_data, check_t6_limit, check_t9_data,
                      check_t9_limit)
 from .errors import CheckFailure, Malformed
+from .exact_lemmas import (_check_exact, _check_stationary_verify, _check_symmetric_verify,
+                           _continuous)
 from .hypotheses import decide, is_positive_definite
 from .claims import THEOREMS, check_timescale, nothing_claimed
 from .discrete import check_discrete
-from .lemmas import (T4_KEYS, _contains, _q, _t4_expected, check_centre_flags,
+from .lemmas import (T4_KEYS, _contains, _q, check_centre_flags,
                      check_enclosure_at_T, check_leader_follower, check_t4_verdict, closed)
 from .selftest import ArithmeticUnfit, arithmetic_selftest
 from .paranormal import (check_paranormal, check_paranormal_enclosure,
@@ -278,14 +279,6 @@ def _lemma_code(lemma: Any) -> str | None:
     return str(lemma.get("lemma", "")).split(" ", 1)[0]
 
 
-def _continuous(ctx: _Ctx) -> None:
-    """What the lemmas and the replay are about: continuous time, no variant."""
-    inst = ctx.obj["instance"]
-    if inst.get("time", "continuous") != "continuous" or inst.get("variant"):
-        raise CheckFailure("instance", "continuous time without variant (for the "
-                           "integration and lemmas claimed)", "another setting")
-
-
 def _check_hypotheses(ctx: _Ctx, code: str | None) -> None:
     """``hypotheses_hold`` re-decided exactly (Lemma C16): ``true`` must be proved,
     ``false`` must not be disproved, ``null`` claims nothing. For the audit lemmas S0–S2
@@ -305,103 +298,6 @@ def _check_hypotheses(ctx: _Ctx, code: str | None) -> None:
     if claim is False and truth is True:
         raise CheckFailure("hypotheses_hold", "true (the hypotheses of theorem "
                            f"{ctx.obj['theorem']} proved exactly by the checker)", "false")
-
-
-#: the audit lemmas' titles (compared verbatim)
-AUDIT_LEMMAS = {"S0": "S0 (stationary configuration, proofs_notes/audits.md)",
-                "S1": "S1 (symmetric pair, proofs_notes/audits.md)",
-                "S2": "S2 (odd-symmetric triple in d = 1, proofs_notes/audits.md)"}
-
-
-def _check_exact(ctx: _Ctx, code: str) -> str:
-    """Lemmas S0, S1, S2: the audit's setting decided exactly, no integration."""
-    _continuous(ctx)
-    if ctx.lemma.get("lemma") != AUDIT_LEMMAS[code]:
-        raise CheckFailure("tail_lemma.lemma", repr(AUDIT_LEMMAS[code]),
-                           repr(ctx.lemma.get("lemma")))
-    facts = _check_exact_audit(ctx.obj, ctx.lemma, code, ctx.V, ctx.B, ctx.X0)
-    judge_claims(ctx.audit["record"], ctx.audit["claims"], facts)
-    how = ("exact setting, constant P enclosed" if code == "S0" else
-           "exact setting, own quadrature and limits")
-    return (f"valid: Lemma {code} re-checked ({how}); {len(ctx.audit['claims'])} claim "
-            "verdicts re-judged")
-
-
-def _check_symmetric_verify(ctx: _Ctx) -> str:
-    """Lemma S1 in a ``verify`` certificate (no audit, no integration; Lemma C19): the
-    lemma re-checked as for an audit (C9), and the verdict Lemma T4's rule gives for the
-    leader map [0, 1] (two distinct limits, P* = I): certified with C9's limit checks,
-    refuted (8.5) with the entry of P* that is 0, or undecided (4.2 in d ≥ 2) with no
-    limit."""
-    _continuous(ctx)
-    if ctx.lemma.get("lemma") != AUDIT_LEMMAS["S1"]:
-        raise CheckFailure("tail_lemma.lemma", repr(AUDIT_LEMMAS["S1"]),
-                           repr(ctx.lemma.get("lemma")))
-    _no_time_scale(ctx)
-    theorem, verdict = ctx.obj["theorem"], ctx.obj["verdict"]
-    expected = _t4_expected(theorem, {"leader": [0, 1]}, ctx.X0, ctx.d)[0]
-    if verdict != expected:
-        raise CheckFailure("verdict", f"{expected!r} (what Lemma S1's limits imply for "
-                           f"Theorem {theorem})", repr(verdict))
-    other = "evidence" if verdict == "certified" else "limit"
-    if ctx.obj.get(other) is not None:
-        raise CheckFailure(other, f"null (the verdict is {verdict!r})",
-                           repr(ctx.obj[other])[:60])
-    if verdict == "certified":
-        _check_exact_audit(ctx.obj, ctx.lemma, "S1", ctx.V, ctx.B, ctx.X0)
-    else:
-        check_symmetric(ctx.lemma, ctx.obj["instance"], ctx.V, ctx.B, ctx.X0)
-        ev = ctx.obj.get("evidence")
-        if verdict == "undecided" and ev is not None:
-            raise CheckFailure("evidence", "null (nothing is claimed)", repr(ev)[:60])
-        if verdict == "refuted":
-            ev = closed(ev or {}, {"entry", "attention_limit"}, "evidence")
-            e = ev.get("entry")
-            if not (isinstance(e, list) and len(e) == 2 and e in ([0, 1], [1, 0])):
-                raise CheckFailure("evidence.entry", "[i, j] with P*_ij = 0 ≠ 1/2 (P* = I)",
-                                   repr(e))
-            if "attention_limit" in ev and ev["attention_limit"] != [[1, 0], [0, 1]]:
-                raise CheckFailure("evidence.attention_limit", "[[1, 0], [0, 1]]",
-                                   repr(ev["attention_limit"]))
-    return ("valid: Lemma S1 re-checked (exact setting, own quadrature and limits); "
-            f"verdict {verdict!r} for Theorem {theorem}")
-
-
-def _no_time_scale(ctx: _Ctx) -> None:
-    """A lemma solved exactly to t = ∞ (S0, S1) has no time T: no timescale is claimed."""
-    if ctx.obj.get("timescale") is not None:
-        raise CheckFailure("timescale", "null (the lemma holds from t = 0, no integration)",
-                           repr(ctx.obj["timescale"])[:60])
-
-
-#: Lemma S0's fields in a ``verify`` certificate
-_S0_KEYS = {"lemma", "limits_z", "clusters", "bits", "attention_constant"}
-
-
-def _check_stationary_verify(ctx: _Ctx) -> str:
-    """Lemma S0 in a ``verify`` certificate (no audit, no integration; Lemma C9b): the
-    lemma re-checked as for an audit (C9), and the verdict, limit and evidence its exact
-    limits imply for the theorem, each re-derived and compared exactly."""
-    _continuous(ctx)
-    lemma = closed(ctx.lemma, _S0_KEYS, "tail_lemma")
-    if lemma.get("lemma") != AUDIT_LEMMAS["S0"]:
-        raise CheckFailure("tail_lemma.lemma", repr(AUDIT_LEMMAS["S0"]),
-                           repr(lemma.get("lemma")))
-    check_stationary(lemma, ctx.V, ctx.B, ctx.X0, None)
-    _no_time_scale(ctx)
-    theorem, verdict = ctx.obj["theorem"], ctx.obj["verdict"]
-    want, limit, evidence = stationary_expected(theorem, ctx.V, ctx.X0)
-    if verdict != want:
-        raise CheckFailure("verdict", f"{want!r} (what Lemma S0's exact limits imply for "
-                           f"Theorem {theorem})", repr(verdict))
-    for name, value in (("limit", limit), ("evidence", evidence)):
-        if value is None and ctx.obj.get(name) is not None:
-            raise CheckFailure(name, f"null (the verdict is {verdict!r})",
-                               repr(ctx.obj[name])[:60])
-        if value is not None:
-            same(ctx.obj.get(name), value, name)
-    return ("valid: Lemma S0 re-checked (the tokens never move); verdict "
-            f"{verdict!r} for Theorem {theorem} re-derived from the exact limits")
 
 
 def _check_unintegrated(ctx: _Ctx) -> str:
@@ -540,8 +436,8 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
                 msg = check_discrete(ctx)
             elif audit is not None and code in ("S0", "S1", "S2"):
                 msg = _check_exact(ctx, code)
-            elif code == "S1" and ctx.integ is None:
-                msg = _check_symmetric_verify(ctx)
+            elif code in ("S1", "S2") and ctx.integ is None:
+                msg = _check_symmetric_verify(ctx, code)
             elif code == "S0" and ctx.integ is None:
                 msg = _check_stationary_verify(ctx)
             elif ctx.integ is None:
@@ -641,38 +537,6 @@ def _check_t7_verdict(obj: dict, pb: dict) -> None:
                 ps = (lo * a, lo * b, hi * a, hi * b)
                 _contains(cl["center"][c], (min(ps), max(ps)), f"{where}.center[{c}]")
             check_centre_flags(cl, where)
-
-
-def _check_exact_audit(obj: dict, lemma: dict, kind: str, V: list, B: list, X0: list
-                       ) -> dict:
-    """Lemmas S0/S1/S2 and the limit objects of the certificate (Lemma C9)."""
-    if obj.get("verdict") != "certified":
-        raise CheckFailure("verdict", "'certified' (the lemma proves the limits)",
-                           repr(obj.get("verdict")))
-    lim = closed(obj.get("limit") or {}, {"clusters", "attention_limit", "attention_rank"},
-                 "limit")
-    for i, cl in enumerate(lim.get("clusters", [])):
-        closed(cl, {"members", "center"}, f"limit.clusters[{i}]")
-    if kind.startswith("S0"):
-        facts = check_stationary(lemma, V, B, X0, lemma.get("witness_5_2"))
-        for i, cl in enumerate(lim.get("clusters", [])):  # the tokens never move
-            lo_hi = [[Fraction(str(a)), Fraction(str(b))] for a, b in cl.get("center", [])]
-            if cl.get("members") != [i] or lo_hi != [[x, x] for x in X0[i]]:
-                raise CheckFailure(f"limit.clusters[{i}]", f"members [i] and center = token {i}'s initial position "
-                                   "as its limit", repr(cl)[:80])
-        return facts
-    facts = check_symmetric(lemma, obj["instance"], V, B, X0)
-    for i, cl in enumerate(lim.get("clusters", [])):
-        if cl.get("members") != [i] or cl.get("center") != lemma["limits_z"][i]:
-            raise CheckFailure(f"limit.clusters[{i}]", "members [i] and center = the "
-                               f"lemma's limit of token {i} (checked above)", repr(cl)[:80])
-    P = facts["P_star"]
-    stored = lim.get("attention_limit")
-    if stored is not None and [[Fraction(str(x)) for x in row] for row in stored] != P:
-        raise CheckFailure("limit.attention_limit", repr(P), repr(stored))
-    if lim.get("attention_rank") is not None and lim["attention_rank"] != rank(P):
-        raise CheckFailure("limit.attention_rank", str(rank(P)), repr(lim["attention_rank"]))
-    return facts
 
 
 def check_file(path: str, progress: Callable[[int, Fraction], None] | None = None,

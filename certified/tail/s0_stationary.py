@@ -21,6 +21,7 @@ from certified.exact.instance import Continuous, Instance
 from certified.exact.linalg import from_fmpq_mat, matmul, to_fmpq_mat, transpose
 from certified.exact.rationals import fraction_to_str
 from certified.exact.spectrum import Spectrum
+from certified.tail.protocol import LemmaPicture
 
 __all__ = ["applies_stationary", "StationaryLimit", "StationaryVerdict", "stationary_limit",
            "stationary_verdict", "theorem_5_2_holds"]
@@ -50,6 +51,17 @@ class StationaryLimit:
     clusters: int
     P_constant: list[list[arb]] | None  # P(t) ≡ P(0) when V z_i = 0 for every i
     bits: int
+
+    lemma = "S0"
+
+    @property
+    def T(self) -> Fraction:
+        """Lemma S0 holds from t = 0."""
+        return Fraction(0)
+
+    def picture(self) -> LemmaPicture:
+        """The limits (the initial tokens, exactly)."""
+        return LemmaPicture(centers=[[(float(x), float(x)) for x in z] for z in self.limits])
 
     def to_json(self, digits: int = 30) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -210,6 +210,18 @@ class TripleLimit:
     distance: arb  # between consecutive limits: a·e^{−J(u₀)} > 0
     bits: int
 
+    lemma = "S2"
+
+    @property
+    def T(self) -> Fraction:
+        """Lemma S2 solves the triple exactly from t = 0."""
+        return Fraction(0)
+
+    def picture(self) -> LemmaPicture:
+        """The three limits (float enclosures); P* is not Boolean (middle row 1/3)."""
+        return LemmaPicture(centers=[[(float(c.lower()), float(c.upper()))]
+                                     for c in self.limits])
+
     def to_json(self, digits: int = 30) -> dict[str, Any]:
         return {
             "lemma": "S2 (odd-symmetric triple in d = 1, proofs_notes/audits.md)",

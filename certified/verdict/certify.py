@@ -53,7 +53,13 @@ from certified.tail.s0_stationary import (
     stationary_limit,
     stationary_verdict,
 )
-from certified.tail.s1_symmetric import PairLimit, find_lemma, symmetric_pair_limit
+from certified.tail.s1_symmetric import (
+    PairLimit,
+    TripleLimit,
+    find_lemma,
+    symmetric_pair_limit,
+    symmetric_triple_limit,
+)
 from certified.tail.t6_energy import NormBound, norm_bound_contracting
 from certified.tail.t9_energy_decay import RATE_STATEMENT as T9_STATEMENT
 from certified.tail.t9_energy_decay import EnergyDecay, energy_decay
@@ -105,7 +111,7 @@ class Verification:
     limit: dict | None = None
     evidence: dict | None = None
     tail: (LeaderFollowerBound | NormBound | EnergyDecay | ProjectedBound | PairLimit
-           | StationaryLimit | None) = None
+           | TripleLimit | StationaryLimit | None) = None
     trajectory: Trajectory | None = None
     timescale: dict | None = None
     attempts: list[str] = dc_field(default_factory=list)
@@ -224,6 +230,8 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
         _run_stationary(out, job)
     elif lam is not None and lam > 0 and find_lemma(instance) == "S1":
         _run_symmetric_pair(out, job)
+    elif lam is not None and lam > 0 and find_lemma(instance) == "S2":
+        _run_symmetric_triple(out, job)
     elif lam is not None and lam > 0:
         _run_leader_follower(out, job, lam)
     elif lam is not None and lam < 0 and _sym_pd(instance.B):
@@ -537,6 +545,34 @@ def _run_symmetric_pair(out: Verification, job: _Job) -> None:
         out.reason = (f"Lemma S1 (symmetric pair, solved exactly to t = ∞): the two tokens "
                       f"converge to distinct points {dist:.3g} apart, each a vertex of their "
                       "hull, and P → I")
+
+
+def _run_symmetric_triple(out: Verification, job: _Job) -> None:
+    """d = 1, tokens {−a, 0, a}, V, QK > 0: Lemma S2 solves them exactly to t = ∞ (no
+    integration). The limits −a', 0, a' are distinct; the outer rows of P* are the tokens'
+    own unit vectors and the middle row is (1/3, 1/3, 1/3). So 2.1 (one exceptional row),
+    3.1 (±a' ∈ ∂K, and 0), 4.2 (limits in {a, 0, b}) and 5.2 are certified; 8.5 is
+    refuted (P*_ij = 0 ≠ 1/3 in an outer row)."""
+    inst, prec = job.instance, job.precision
+    tri = symmetric_triple_limit(inst, prec.lemma_bits)
+    data = tri.to_json(prec.digits)
+    out.tail = tri
+    P = data["attention_limit"]
+    if out.theorem == "8.5":
+        i = next(k for k, row in enumerate(inst.X0) if row[0] != 0)
+        j = next(k for k in range(3) if k != i)
+        out.verdict = Verdict.REFUTED
+        out.evidence = {"entry": [i, j], "attention_limit": P}
+        out.reason = (f"Lemma S2: P*_{i}{j} = 0 ≠ 1/3 (an outer token ends up attending to "
+                      "itself only): Theorem 8.5's P → (1/n)·ones fails")
+        return
+    out.verdict = Verdict.CERTIFIED
+    out.limit = {"clusters": [{"members": [i], "center": c}
+                              for i, c in enumerate(data["limits_z"])],
+                 "attention_limit": P, "attention_rank": 3}
+    out.reason = ("Lemma S2 (odd-symmetric triple, solved exactly to t = ∞): the outer tokens "
+                  "converge to ±a·e^{−J(u₀)}, the middle one stays at 0 and attends "
+                  "uniformly (the one exceptional row of Theorem 2.1; P* has rank 3)")
 
 
 def _run_stationary(out: Verification, job: _Job) -> None:

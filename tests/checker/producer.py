@@ -25,12 +25,13 @@ DATA = Path(__file__).resolve().parent / "data"
 ROOT = Path(__file__).resolve().parents[2]
 
 _LINE = dict(V=[[1]], Q=[[1]], K=[[1]], X0=[[-2], [1], [2]])
+_TRIPLE = dict(V=[[1]], Q=[[1]], K=[[1]], X0=[[1], [0], [-1]])
 _EQUAL = dict(V=[[-1, 0], [0, -1]], Q=[[1, 0], [0, 1]], K=[[2, 1], [1, 2]],
               X0=[[1, 2], [1, 2], [1, 2]])
 
 #: name: (instance file or Instance.create arguments, theorem, t_max) — one certificate of
 #: each kind: Lemma T4 certified (2.1, 4.2) and refuted (8.5; 2.1 is the d = 2 audit), T6
-#: (for 3.1: T6 bounds, proves no limit), T7, T8, T9, T10 (discrete time), S0 (verify).
+#: (for 3.1: T6 bounds, proves no limit), T7, T8, T9, T10 (discrete time), S0 and S2 (verify).
 CASES = {
     "t4_21": (_LINE, "2.1", 8),
     "t4_42": (_LINE, "4.2", 8),
@@ -47,6 +48,9 @@ CASES = {
     "s0_85_ref": ("examples/thm5_2_third_party.json", "8.5", 8),
     "s0_85": (_EQUAL, "8.5", 8),
     "s0_21_ref": (dict(V=[[0]], Q=[[1]], K=[[1]], X0=[[-1], [2]]), "2.1", 8),
+    # Lemma S2 in verify (the middle token, solved exactly): certified (3.1), refuted (8.5)
+    "s2_31": (_TRIPLE, "3.1", 8),
+    "s2_85_ref": (_TRIPLE, "8.5", 8),
 }
 #: the shipped audit records whose certificates use Lemmas S0, S1, S2 (and T4, refuted)
 AUDITS = ("remark_7_9_eps_1_10", "theorem_2_1_middle_token", "theorem_5_2_third_party",

@@ -49,12 +49,63 @@ def test_each_theorem_decided_by_lemma_s1_and_rechecked(certs):
     ("3.1", ("verdict",), "refuted", "verdict"),
     ("3.1", ("limit", "clusters", 0, "center", 1), ["0", "0"], "limit.clusters[0]"),
     ("3.1", ("evidence",), {"entry": [0, 1]}, "evidence"),
-    ("8.5", ("evidence", "entry"), [0, 0], "evidence.entry"),
+    ("8.5", ("evidence", "entry"), [0, 2], "evidence.entry"),
+    ("8.5", ("evidence", "entry"), [0, True], "evidence.entry"),
     ("8.5", ("limit",), {"attention_rank": 2}, "limit"),
     ("4.2", ("verdict",), "certified", "verdict"),
 ])
 def test_edited_claims_rejected(certs, theorem, path, new, where):
     c = copy.deepcopy(certs[theorem])
+    obj = c
+    for p in path[:-1]:
+        obj = obj[p]
+    obj[path[-1]] = new
+    assert failing_field(redigest(c)) == where
+
+
+# -- Lemma S2: the middle token of Theorem 2.1 (d = 1, tokens −a, 0, a) ------------------------
+
+WANT_S2 = {"2.1": "certified", "3.1": "certified", "4.2": "certified", "5.2": "certified",
+           "8.5": "refuted"}
+
+
+@pytest.fixture(scope="module")
+def certs_s2() -> dict:
+    inst = Instance.create(V=[[1]], Q=[[1]], K=[[1]], X0=[[1], [0], [-1]])
+    out = {}
+    for theorem in WANT_S2:
+        v = certify(inst, theorem, digits=20, max_seconds=None)
+        assert v.trajectory is None and v.tail.lemma == "S2", theorem
+        out[theorem] = json.loads(json.dumps(to_certificate(v)))
+    return out
+
+
+def test_middle_token_decided_by_lemma_s2_and_rechecked(certs_s2):
+    """Every theorem decided; the limits match the audit record's 30 digits
+    (±0.843717658061873702144599624308 and 0, an mpmath.odefun cross-check in
+    tests/studies/test_audit.py) and P* is the exact rank-3 matrix."""
+    for theorem, want in WANT_S2.items():
+        c = certs_s2[theorem]
+        assert c["verdict"] == want, (theorem, c["reason"])
+        rep = check_certificate(copy.deepcopy(c))
+        assert rep.valid and "Lemma S2 re-checked" in rep.message, rep.message
+    lim = certs_s2["2.1"]["limit"]
+    assert lim["attention_limit"] == [["1", "0", "0"], ["1/3", "1/3", "1/3"], ["0", "0", "1"]]
+    assert lim["attention_rank"] == 3
+    lo, hi = (float(x) for x in lim["clusters"][0]["center"][0])
+    assert 0.8437176580618736 <= hi and lo <= 0.8437176580618738 and hi - lo < 1e-18
+    assert certs_s2["8.5"]["evidence"]["entry"] == [0, 1]
+
+
+@pytest.mark.parametrize("theorem,path,new,where", [
+    ("8.5", ("evidence", "entry"), [1, 1], "evidence.entry"),  # P*_11 = 1/3 = 1/n
+    ("8.5", ("evidence", "attention_limit", 1, 1), "1", "evidence.attention_limit"),
+    ("3.1", ("verdict",), "refuted", "verdict"),
+    ("3.1", ("limit", "attention_rank"), 2, "limit.attention_rank"),
+    ("2.1", ("timescale",), {"T_first": "0"}, "timescale"),
+])
+def test_s2_edited_claims_rejected(certs_s2, theorem, path, new, where):
+    c = copy.deepcopy(certs_s2[theorem])
     obj = c
     for p in path[:-1]:
         obj = obj[p]
