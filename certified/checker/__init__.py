@@ -34,7 +34,7 @@ from .discrete import check_discrete
 from .lemmas import (T4_KEYS, _contains, _q, check_centre_flags,
                      check_enclosure_at_T, check_leader_follower, check_t4_verdict, closed)
 from .selftest import ArithmeticUnfit, arithmetic_selftest
-from .paranormal import (check_paranormal, check_paranormal_enclosure,
+from .paranormal import (T8_KEYS, T8_TITLE, check_paranormal, check_paranormal_enclosure,
                          check_paranormal_verdict)
 from .projected import check_projected
 from .reading import (  # re-exported: tests and callers use these names here
@@ -265,9 +265,7 @@ LEMMAS: dict[str | None, _Rule] = {
                            "c2", "Y", "Omega", "D", "beta_lower", "groups", "m", "delta",
                            "delta0", "limits_psi_z", "omega_at_T", "boxes_at_T"}),
                 "x", False, _t7_prepare, _t7_at_T, _t7_finish),
-    "T8": _Rule("T8 (leader-follower in F, paranormal V)",
-                T4_KEYS | {"kappa", "basis", "dim_F", "B_FF", "nu", "g", "Y", "G_boxes_at_T",
-                            "coordinates"},
+    "T8": _Rule(T8_TITLE, T8_KEYS,
                 "x", False, _t8_prepare, _t8_at_T, _t8_finish),
     None: _Rule(None, frozenset(), None, False, _none_prepare, _none_at_T, _none_finish),
 }
@@ -415,6 +413,7 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
                 raise CheckFailure("audit.record.instance", "the certificate's instance",
                                    "another instance")
         d = len(V)
+        _shapes(V, Q, K, X0, inst)
         B = [[sum((Q[r][a] * K[r][b] for r in range(len(Q))), Fraction(0)) for b in range(d)]
              for a in range(d)]
         ctx = _Ctx(obj, V, B, X0, _scalar(V), obj.get("tail_lemma"), obj.get("integration"),
@@ -537,6 +536,24 @@ def _check_t7_verdict(obj: dict, pb: dict) -> None:
                 ps = (lo * a, lo * b, hi * a, hi * b)
                 _contains(cl["center"][c], (min(ps), max(ps)), f"{where}.center[{c}]")
             check_centre_flags(cl, where)
+
+
+def _shapes(V: list, Q: list, K: list, X0: list, inst: dict) -> None:
+    """The instance's shapes: V d×d (d ≥ 1), Q and K r×d with the same r ≥ 1, n ≥ 1
+    tokens of d coordinates; ``variant`` absent or null (an object names a variant)."""
+    d = len(V)
+    if d < 1 or any(len(row) != d for row in V):
+        raise CheckFailure("instance.V", "a d×d matrix, d >= 1", f"{d} rows")
+    for name, M in (("Q", Q), ("K", K)):
+        if len(M) != len(Q) or len(M) < 1 or any(len(row) != d for row in M):
+            raise CheckFailure(f"instance.{name}", f"an r×{d} matrix (r >= 1, Q and K alike)",
+                               "another shape")
+    if len(X0) < 1 or any(len(row) != d for row in X0):
+        raise CheckFailure("instance.X0", f"n >= 1 tokens of {d} coordinates", "another shape")
+    if "variant" in inst and inst["variant"] is not None and not isinstance(
+            inst["variant"], dict):
+        raise CheckFailure("instance.variant", "absent, null or a variant object",
+                           repr(inst["variant"])[:60])
 
 
 def check_file(path: str, progress: Callable[[int, Fraction], None] | None = None,

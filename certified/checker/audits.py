@@ -149,9 +149,10 @@ def check_symmetric(lemma: dict, inst: dict, V: Mat, B: Mat, X0: Mat) -> dict:
     _inside(lemma["distance_between_limits"], dist, "tail_lemma.distance_between_limits")
     stored_P = [[_q(x, "tail_lemma.attention_limit") for x in row]
                 for row in lemma["attention_limit"]]
-    if stored_P != P or int(lemma["clusters"]) != clusters:
-        raise CheckFailure("tail_lemma.attention_limit", f"P* = {P}, {clusters} clusters",
-                           f"{lemma['attention_limit']}, {lemma['clusters']}")
+    if stored_P != P:
+        raise CheckFailure("tail_lemma.attention_limit", f"P* = {P}",
+                           f"{lemma['attention_limit']}")
+    same(lemma["clusters"], clusters, "tail_lemma.clusters")
     return {"clusters": clusters, "P_star": P}
 
 
@@ -170,13 +171,18 @@ def check_stationary(lemma: dict, V: Mat, B: Mat, X0: Mat, witness: dict | None)
                            repr(lemma["limits_z"]))
     distinct = len({tuple(r) for r in X0})
     facts: dict[str, Any] = {"clusters": distinct}
-    if int(lemma["clusters"]) != distinct:
-        raise CheckFailure("tail_lemma.clusters", str(distinct), str(lemma["clusters"]))
+    same(lemma["clusters"], distinct, "tail_lemma.clusters")
     constant = all(v == 0 for row in Vz for v in row)  # x ≡ z: P(t) ≡ P(0)
     if "attention_constant" in lemma and not constant:
         raise CheckFailure("tail_lemma.attention_constant", "absent (P is not constant: "
                            "V z_i ≠ 0 for some token)", "present")
     if constant and "attention_constant" in lemma:
+        P = lemma["attention_constant"]
+        if not (isinstance(P, list) and len(P) == n and all(
+                isinstance(row, list) and len(row) == n and all(
+                    isinstance(p, list) and len(p) == 2 for p in row) for row in P)):
+            raise CheckFailure("tail_lemma.attention_constant", f"{n}×{n} intervals [lo, hi]",
+                               repr(P)[:60])
         boolean = True
         for i in range(n):
             s = [sum((X0[i][a] * B[a][b] * X0[j][b] for a in range(d) for b in range(d)),

@@ -34,6 +34,10 @@ __all__ = ["Ball", "BallError", "ExactRadii", "FloatRadii", "RadiusOverflow", "b
 _P = 200  # fixed-point scale: one unit is 2^-P
 
 
+#: Largest upper end of an exp argument (2¹⁶): beyond it Ball.exp raises BallError.
+EXP_ARG_MAX = 2 ** 16
+
+
 class BallError(ArithmeticError):
     """An operation the balls cannot enclose (a quotient by a ball containing 0, a square
     root reaching below 0, disjoint enclosures, a non-finite mpmath result): the check
@@ -206,6 +210,10 @@ class Ball:
         return L.from_man_exp(self.lo(), -_P), L.from_man_exp(self.hi(), -_P)
 
     def exp(self) -> "Ball":
+        if self.hi() > EXP_ARG_MAX << _P:  # e^{2¹⁶} would be a 94,000-bit integer: no
+            # quantity of a check is that large; a ball this wide is an enclosure lost
+            raise BallError(f"exp of an argument up to {float(self.hi_q()):.3g} (> 2^16): "
+                            "the enclosure is too wide")
         a, b = self._ends_mpf()
         prec = _P + 32
         lo = _mpf_floor_scaled(L.mpf_exp(a, prec, L.round_floor))

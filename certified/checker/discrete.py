@@ -17,11 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from .balls import Ball, const
+from .balls import Ball, BallError, const, scale, scaled
 from .claims import THEOREMS, check_timescale, nothing_claimed
 from .errors import CheckFailure
 from .lemmas import (T4_KEYS, RATE_STATEMENT_DISCRETE, _q, check_leader_follower,
                      check_stored_boxes, check_t4_verdict, closed)
+from .paranormal import (T8_KEYS, T8_TITLE, check_paranormal, check_paranormal_boxes,
+                         check_paranormal_verdict)
 
 __all__ = ["T10_TITLE", "check_boxes_at_layer", "check_discrete", "iterate_layers",
            "layer_map", "z_boxes"]
@@ -107,7 +109,7 @@ def check_discrete(ctx: Any) -> str:
     (Lemma C21: no step data are read)."""
     inst = ctx.obj["instance"]
     tm = inst.get("time")
-    if not (isinstance(tm, dict) and set(tm) == {"discrete"}) or inst.get("variant"):
+    if not (isinstance(tm, dict) and set(tm) == {"discrete"}) or inst.get("variant") is not None:
         raise CheckFailure("instance.time", "discrete time {'discrete': Δt} without variant "
                            "(what Lemma T10 is about)", repr(tm))
     if ctx.integ is not None and ctx.integ.get("replay") is not None:
@@ -126,9 +128,11 @@ def check_discrete(ctx: Any) -> str:
         ctx.judge()
         return (f"valid: the layer map iterated to layer {layers} (Δt = {dt}); no lemma, "
                 "verdict undecided")
-    if ctx.lemma.get("lemma") != T10_TITLE:
-        raise CheckFailure("tail_lemma.lemma", repr(T10_TITLE), repr(ctx.lemma.get("lemma")))
-    closed(ctx.lemma, set(_T10_KEYS), "tail_lemma")
+    title = ctx.lemma.get("lemma")
+    if title not in (T10_TITLE, T8_TITLE):
+        raise CheckFailure("tail_lemma.lemma", f"{T10_TITLE!r} or {T8_TITLE!r}", repr(title))
+    closed(ctx.lemma, set(_T10_KEYS) if title == T10_TITLE else T8_KEYS | {"dt", "layer"},
+           "tail_lemma")
     if _frac(ctx.lemma["dt"], "tail_lemma.dt") != dt:
         raise CheckFailure("tail_lemma.dt", f"{dt} (the instance's Δt)", repr(ctx.lemma["dt"]))
     K = ctx.lemma["layer"]
@@ -136,15 +140,22 @@ def check_discrete(ctx: Any) -> str:
         raise CheckFailure("tail_lemma.layer", "a layer index >= 0", repr(K))
     if _frac(ctx.lemma["T"], "tail_lemma.T") != K * dt:
         raise CheckFailure("tail_lemma.T", f"{K * dt} (layer × Δt)", repr(ctx.lemma["T"]))
-    if ctx.lam is None or ctx.lam <= 0:
-        raise CheckFailure("instance.V", "V = λI with λ > 0 (Lemma T10)", "another V")
-    lf = check_leader_follower(ctx.lemma, ctx.lam, ctx.B, ctx.n, dt=dt)
-    check_t4_verdict(ctx.obj, lf, ctx.X0, ctx.B, rate_statement=RATE_STATEMENT_DISCRETE)
+    if title == T8_TITLE:  # Theorem 5.2, paranormal V: T8's discrete form (Lemma C11)
+        lf = check_paranormal(ctx.lemma, ctx.V, ctx.B, ctx.n, dt=dt)
+        check_paranormal_verdict(ctx.obj, lf, ctx.X0, RATE_STATEMENT_DISCRETE)
+    else:
+        if ctx.lam is None or ctx.lam <= 0:
+            raise CheckFailure("instance.V", "V = λI with λ > 0 (Lemma T10)", "another V")
+        lf = check_leader_follower(ctx.lemma, ctx.lam, ctx.B, ctx.n, dt=dt)
+        check_t4_verdict(ctx.obj, lf, ctx.X0, ctx.B, rate_statement=RATE_STATEMENT_DISCRETE)
     layers = _discrete_integration(ctx, dt, K)
-    X = iterate_layers(ctx.X0, ctx.V, ctx.B, dt, K)
-    check_boxes_at_layer(lf, X, ctx.lam, dt, K)
-    for _ in range(K, layers):  # the layers claimed beyond K: finite balls (BallError else)
-        X = layer_map(X, ctx.V, ctx.B, dt)
+
+    def compare(X: np.ndarray) -> None:  # the stored boxes at K ⊇ the checker's own
+        if title == T8_TITLE:
+            check_paranormal_boxes(lf, X, const(Fraction(1) / (1 + lf["lam"] * dt) ** K))
+        else:
+            check_boxes_at_layer(lf, X, ctx.lam, dt, K)
+    _iterate_until_fine(ctx, dt, K, layers, compare)
     ctx.steps_checked = layers
     check_timescale(ctx, lf)
     ts = ctx.obj.get("timescale") or {}
@@ -154,9 +165,38 @@ def check_discrete(ctx: Any) -> str:
     n = ctx.n
     P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
     ctx.judge({"clusters": len(set(lf["leader"])), "P_star": P})
-    return (f"valid: Lemma T10 re-checked; the layer map iterated to layer {layers} "
+    return (f"valid: Lemma {title.split(' ')[0]} re-checked; the layer map iterated to layer {layers} "
             f"(Δt = {dt}, lemma at layer {K}); verdict {ctx.obj['verdict']!r} for Theorem "
             f"{ctx.obj['theorem']}")
+
+
+#: Scales tried for the layer iteration: the check's own, then ×4 each time (plain interval
+#: iteration widens by ≈ 1 + Δt·|x|³ a layer, so long runs need more bits; a choice of
+#: work only: every scale gives a true enclosure, Lemma C21).
+FINER = 3
+
+
+def _iterate_until_fine(ctx: Any, dt: Fraction, K: int, layers: int, compare) -> None:
+    """Iterate the layer map to the layer K, ``compare`` the stored boxes there, then on
+    to ``layers`` (finite balls): at the check's scale, and again at 4, 16, 64 times its
+    bits while the iteration overflows or the comparison fails (the last failure is
+    reported). The outcome depends only on the certificate."""
+    bits = scale()
+    for attempt in range(FINER + 1):
+        try:
+            with scaled(bits):
+                X = iterate_layers(ctx.X0, ctx.V, ctx.B, dt, K)
+                compare(X)
+                for _ in range(K, layers):  # the layers claimed beyond K
+                    X = layer_map(X, ctx.V, ctx.B, dt)
+            return
+        except (CheckFailure, BallError, OverflowError) as exc:
+            if attempt == FINER:
+                if isinstance(exc, OverflowError):
+                    raise BallError(f"the layer map's enclosure at {bits} bits: {exc}") \
+                        from None
+                raise
+            bits *= 4
 
 
 def _discrete_integration(ctx: Any, dt: Fraction, K: int) -> int:
@@ -167,8 +207,12 @@ def _discrete_integration(ctx: Any, dt: Fraction, K: int) -> int:
     if integ is None:
         raise CheckFailure("integration", "the layers run (Lemma T10 needs layer K)", "null")
     closed(integ, _DISCRETE_INTEG_KEYS, "integration")
-    if integ.get("variable") != "z" or integ.get("order") != 1:
-        raise CheckFailure("integration", "variable 'z' and order 1 (the layer map)",
+    # the variable the producer's run reports its sets in: z for T10 (and no lemma), x for
+    # T8 (whose F and G parts are taken from x); the checker reads no set, it iterates
+    # the layer map in x itself
+    want = "x" if (ctx.lemma or {}).get("lemma") == T8_TITLE else "z"
+    if integ.get("variable") != want or integ.get("order") != 1:
+        raise CheckFailure("integration", f"variable {want!r} and order 1 (the layer map)",
                            f"{integ.get('variable')!r}, {integ.get('order')!r}")
     if integ.get("replay") is not None:
         raise CheckFailure("integration.replay", "null (the checker iterates the map itself)",

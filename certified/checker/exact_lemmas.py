@@ -11,6 +11,7 @@ from typing import Any
 from .audits import (check_stationary, check_symmetric, judge_claims, rank, same,
                      stationary_expected)
 from .errors import CheckFailure
+from .claims import THEOREMS
 from .lemmas import _q, _t4_expected, closed
 
 _Ctx = Any  # checker._Ctx (defined above this module: no import back)
@@ -19,7 +20,7 @@ _Ctx = Any  # checker._Ctx (defined above this module: no import back)
 def _continuous(ctx: _Ctx) -> None:
     """What the lemmas and the replay are about: continuous time, no variant."""
     inst = ctx.obj["instance"]
-    if inst.get("time", "continuous") != "continuous" or inst.get("variant"):
+    if inst.get("time", "continuous") != "continuous" or inst.get("variant") is not None:
         raise CheckFailure("instance", "continuous time without variant (for the "
                            "integration and lemmas claimed)", "another setting")
 
@@ -65,6 +66,9 @@ def _check_symmetric_verify(ctx: _Ctx, code: str) -> str:
                            repr(ctx.lemma.get("lemma")))
     _no_time_scale(ctx)
     theorem, verdict = ctx.obj["theorem"], ctx.obj["verdict"]
+    if theorem not in THEOREMS:
+        raise CheckFailure("theorem", "one of " + ", ".join(THEOREMS), repr(theorem)[:60])
+    closed(ctx.lemma, _LEMMA_KEYS[code], "tail_lemma")
     expected = _symmetric_expected(code, theorem, ctx.X0, ctx.d)
     if verdict != expected:
         raise CheckFailure("verdict", f"{expected!r} (what Lemma {code}'s limits imply for "
@@ -142,27 +146,49 @@ def _check_exact_audit(obj: dict, lemma: dict, kind: str, V: list, B: list, X0: 
     if obj.get("verdict") != "certified":
         raise CheckFailure("verdict", "'certified' (the lemma proves the limits)",
                            repr(obj.get("verdict")))
-    lim = closed(obj.get("limit") or {}, {"clusters", "attention_limit", "attention_rank"},
+    closed(lemma, _LEMMA_KEYS[kind[:2]], "tail_lemma")
+    lim = closed(obj.get("limit"), {"clusters", "attention_limit", "attention_rank"},
                  "limit")
-    for i, cl in enumerate(lim.get("clusters", [])):
+    n = len(X0)
+    clusters = lim.get("clusters")
+    if not isinstance(clusters, list) or len(clusters) != n:
+        raise CheckFailure("limit.clusters", f"{n} clusters, one per token (the lemma "
+                           "gives every token's limit)", repr(clusters)[:60])
+    for i, cl in enumerate(clusters):
         closed(cl, {"members", "center"}, f"limit.clusters[{i}]")
+        m = cl.get("members")
+        if not (isinstance(m, list) and len(m) == 1 and type(m[0]) is int and m[0] == i):
+            raise CheckFailure(f"limit.clusters[{i}].members", f"[{i}]", repr(m))
     if kind.startswith("S0"):
         facts = check_stationary(lemma, V, B, X0, lemma.get("witness_5_2"))
-        for i, cl in enumerate(lim.get("clusters", [])):  # the tokens never move
+        for i, cl in enumerate(clusters):  # the tokens never move
             lo_hi = [[Fraction(str(a)), Fraction(str(b))] for a, b in cl.get("center", [])]
             if cl.get("members") != [i] or lo_hi != [[x, x] for x in X0[i]]:
                 raise CheckFailure(f"limit.clusters[{i}]", f"members [i] and center = token {i}'s initial position "
                                    "as its limit", repr(cl)[:80])
         return facts
     facts = check_symmetric(lemma, obj["instance"], V, B, X0)
-    for i, cl in enumerate(lim.get("clusters", [])):
-        if cl.get("members") != [i] or cl.get("center") != lemma["limits_z"][i]:
+    for i, cl in enumerate(clusters):
+        if cl.get("center") != lemma["limits_z"][i]:
             raise CheckFailure(f"limit.clusters[{i}]", "members [i] and center = the "
                                f"lemma's limit of token {i} (checked above)", repr(cl)[:80])
     P = facts["P_star"]
-    stored = lim.get("attention_limit")
-    if stored is not None and [[Fraction(str(x)) for x in row] for row in stored] != P:
-        raise CheckFailure("limit.attention_limit", repr(P), repr(stored))
-    if lim.get("attention_rank") is not None and lim["attention_rank"] != rank(P):
-        raise CheckFailure("limit.attention_rank", str(rank(P)), repr(lim["attention_rank"]))
+    # the S1/S2 limit states P* and its rank in full (what the lemma proves)
+    want = {"attention_limit": [[x for x in row] for row in P], "attention_rank": rank(P)}
+    for key in want:
+        if key not in lim:
+            raise CheckFailure(f"limit.{key}", "present (Lemmas S1, S2 prove it)", "missing")
+    same(lim["attention_limit"], want["attention_limit"], "limit.attention_limit")
+    same(lim["attention_rank"], want["attention_rank"], "limit.attention_rank")
     return facts
+
+
+#: the fields each exactly solved lemma's ``tail_lemma`` may carry
+_LEMMA_KEYS = {
+    "S0": {"lemma", "limits_z", "clusters", "bits", "attention_constant", "witness_5_2"},
+    "S1": {"lemma", "m", "w0", "integrand", "U", "u0", "integral_I_u0",
+           "contraction_exp_minus_I", "limits_z", "distance_between_limits",
+           "attention_limit", "clusters", "bits"},
+    "S2": {"lemma", "a0", "integrand", "U", "u0", "integral_J_u0", "contraction_exp_minus_J",
+           "limits_z", "distance_between_limits", "attention_limit", "clusters", "bits"},
+}

@@ -18,19 +18,27 @@ import numpy as np
 from .balls import Ball, const, exp_up, le_q, mpf_up, mul_up
 from .errors import CheckFailure
 from .lemmas import (
+    T4_KEYS,
     _contains,
     _iv,
     _q,
     check_enclosure_at_T,
     check_leader_follower,
+    check_stored_boxes,
     check_t4_verdict,
 )
 from .projected import _inverse
 from .replay import LohnerSet
 
-__all__ = ["check_paranormal", "check_paranormal_enclosure", "check_paranormal_verdict"]
+__all__ = ["T8_KEYS", "T8_TITLE", "check_paranormal", "check_paranormal_boxes", "check_paranormal_enclosure",
+           "check_paranormal_verdict"]
 
 Mat = list[list[Fraction]]
+
+#: Lemma T8's title and fields (continuous time; discrete time adds "dt" and "layer")
+T8_TITLE = "T8 (leader-follower in F, paranormal V)"
+T8_KEYS = T4_KEYS | {"kappa", "basis", "dim_F", "B_FF", "nu", "g", "Y", "G_boxes_at_T",
+                     "coordinates"}
 
 
 def _mul(A: Mat, B: Mat) -> Mat:
@@ -38,8 +46,10 @@ def _mul(A: Mat, B: Mat) -> Mat:
              for j in range(len(B[0]))] for i in range(len(A))]
 
 
-def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int) -> dict:
-    """Verify Lemma T8's constants and its T4 part; return the parsed data."""
+def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = None) -> dict:
+    """Verify Lemma T8's constants and its T4 part; return the parsed data. With ``dt``
+    (discrete time, the layer K = T/Δt): the step-size condition (1 + νΔt)² ≤ 1 + λΔt
+    instead of 2ν ≤ λ, κ ≥ 2gY²q^{−2K} (q = 1 + λΔt, exact), and T10's sums."""
     d = len(V)
     T = _q(lemma["T"], "tail_lemma.T")
     lam = _q(lemma["lambda"], "tail_lemma.lambda")
@@ -68,9 +78,12 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int) -> dict:
     nu, g, Y = (_q(lemma[key], f"tail_lemma.{key}") for key in ("nu", "g", "Y"))
     nu_min = max((sum(abs(Vp[i][j]) for j in range(k, d)) for i in range(k, d)),
                  default=Fraction(0))
-    if not (nu_min <= nu and 2 * nu <= lam):
+    if dt is None and not (nu_min <= nu and 2 * nu <= lam):
         raise CheckFailure("tail_lemma.nu", f"‖V_G‖∞ = {nu_min} <= nu <= λ/2 = {lam / 2}",
                            str(lemma["nu"]))
+    if dt is not None and not (nu_min <= nu and (1 + nu * dt) ** 2 <= 1 + lam * dt):
+        raise CheckFailure("tail_lemma.nu", f"‖V_G‖∞ = {nu_min} <= nu with (1 + nu·Δt)² <= "
+                           f"1 + λΔt (Δt = {dt}, λ = {lam})", str(lemma["nu"]))
     g_min = sum((abs(Bp[i][j]) for i in range(k, d) for j in range(k, d)), Fraction(0))
     if g < g_min:
         raise CheckFailure("tail_lemma.g", f">= {g_min} (Σ|B'_GG|, B' = SᵀBS, S = basis)", str(lemma["g"]))
@@ -82,16 +95,25 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int) -> dict:
     if Y < Ymin:
         raise CheckFailure("tail_lemma.Y", f">= {float(Ymin)!r} (G_boxes_at_T)", str(lemma["Y"]))
     kappa = _q(lemma.get("kappa", "0"), "tail_lemma.kappa")
-    # 2gY²e^{−2λT} rounded up in mpmath floats (relative precision: κ may be tiny)
-    need = mul_up(mpf_up(2 * g * Y * Y), exp_up(mpf_up(-2 * lam * T)))
-    if not le_q(need, kappa):
-        raise CheckFailure("tail_lemma.kappa", f">= 2gY²e^(-2λT) <= {L.to_str(need, 17)}",
-                           str(kappa))
+    if dt is None:
+        # 2gY²e^{−2λT} rounded up in mpmath floats (relative precision: κ may be tiny)
+        need = mul_up(mpf_up(2 * g * Y * Y), exp_up(mpf_up(-2 * lam * T)))
+        if not le_q(need, kappa):
+            raise CheckFailure("tail_lemma.kappa", f">= 2gY²e^(-2λT) <= {L.to_str(need, 17)}",
+                               str(kappa))
+    else:
+        K = T / dt
+        if K.denominator != 1:
+            raise CheckFailure("tail_lemma.T", f"a layer time k·Δt (Δt = {dt})", str(T))
+        exact = 2 * g * Y * Y / (1 + lam * dt) ** (2 * int(K))
+        if kappa < exact:
+            raise CheckFailure("tail_lemma.kappa", f">= 2gY²(1 + λΔt)^(-2K) = {float(exact)!r}",
+                               str(kappa))
     BFF = [row[:k] for row in Bp[:k]]
     if [[_q(x, "tail_lemma.B_FF") for x in row] for row in lemma["B_FF"]] != BFF:
         raise CheckFailure("tail_lemma.B_FF", f"SᵀBS's F block {BFF} (S = basis)",
                            repr(lemma["B_FF"]))
-    lf = check_leader_follower(lemma, lam, BFF, n, kappa=kappa)
+    lf = check_leader_follower(lemma, lam, BFF, n, kappa=kappa, dt=dt)
     return dict(lf, lam=lam, k=k, S=S, Sinv=Sinv, BFF=BFF, g_boxes=gb)
 
 
@@ -130,7 +152,32 @@ def check_paranormal_enclosure(pb: dict, S: LohnerSet, n: int, d: int) -> None:
                                    f"[{float(lo)!r}, {float(hi)!r}]")
 
 
-def check_paranormal_verdict(cert: dict, pb: dict, X0: Mat) -> None:
+def check_paranormal_boxes(pb: dict, X: np.ndarray, scale: Ball) -> None:
+    """Discrete time: the stored F boxes (z_F = q^{−K}(S⁻¹x)_F, ``scale`` = q^{−K}), the
+    follower differences and the G boxes ((S⁻¹x)_G) contain the checker's own iteration
+    X (n, d) of the layer map (Lemma C21)."""
+    n, d = X.shape
+    k = pb["k"]
+    Sb = [[const(x) for x in row] for row in pb["Sinv"]]
+    U = np.array([[sum((Sb[r][c] * X[i, c] for c in range(1, d)), Sb[r][0] * X[i, 0])
+                   for r in range(d)] for i in range(n)], dtype=object)  # u = S⁻¹x
+    Z = np.array([[U[i, r] * scale for r in range(k)] for i in range(n)], dtype=object)
+    leader = pb["leader"]
+    diffs = {j: [(U[j, r] - U[leader[j], r]) * scale for r in range(k)]
+             for j in range(n) if leader[j] != j}
+    check_stored_boxes(pb, Z, diffs, "iterated")
+    for i in range(n):
+        for c in range(d - k):
+            lo, hi = pb["g_boxes"][i][c]
+            own = U[i, k + c]
+            if not (lo <= own.lo_q() and own.hi_q() <= hi):
+                raise CheckFailure(f"tail_lemma.G_boxes_at_T[{i}][{c}]",
+                                   f"an interval containing the iterated {own!r}",
+                                   f"[{float(lo)!r}, {float(hi)!r}]")
+
+
+def check_paranormal_verdict(cert: dict, pb: dict, X0: Mat,
+                             rate_statement: str | None = None) -> None:
     """Theorem 5.2 is certified; the clusters' F-coordinates follow from Lemma T4's
     checks (on B'_FF), and each centre in R^d contains S_F·(F box ± δ₀) (Lemma C11)."""
     if cert["theorem"] != "5.2" or cert["verdict"] != "certified":
@@ -145,7 +192,9 @@ def check_paranormal_verdict(cert: dict, pb: dict, X0: Mat) -> None:
         raise CheckFailure("limit.clusters", "a list of clusters", repr(clusters))
     keys = {"leader", "members", "center", "center_F_coordinates", "is_hull_vertex",
             "is_zero", "exposing_functional"}
-    check_t4_verdict(dict(cert, limit=lim), pb, X0, pb["BFF"], keys, "center_F_coordinates")
+    extra = {} if rate_statement is None else {"rate_statement": rate_statement}
+    check_t4_verdict(dict(cert, limit=lim), pb, X0, pb["BFF"], keys, "center_F_coordinates",
+                     **extra)
     k, S, d0 = pb["k"], pb["S"], pb["delta0"]
     leaders = sorted(set(pb["leader"]))
     for idx, (lead, cl) in enumerate(zip(leaders, clusters)):

@@ -423,8 +423,8 @@ def _run_discrete(run: _Run, t_final: Fraction, bits: int) -> Trajectory:
                     record(layer + 1, S)
                 if bar is not None:
                     bar.update(1)
-                if run.until is not None:  # a tail lemma's schedule (Lemma T10), in z
-                    Zs = LohnerSet.from_box(z_box(layer + 1, S), bk)
+                if run.until is not None:  # a tail lemma's schedule: T10 in z, T8 in x
+                    Zs = S if variable == "x" else LohnerSet.from_box(z_box(layer + 1, S), bk)
                     if run.until(t_cert, Zs.box(bk).reshape(n, d), Zs):
                         stopped = True
                         break

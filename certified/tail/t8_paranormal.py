@@ -35,7 +35,8 @@ from certified.tail.t4_leader_follower import (
     leader_map_from_points,
 )
 
-__all__ = ["Split", "paranormal_split", "ParanormalBound", "try_paranormal"]
+__all__ = ["Split", "paranormal_split", "ParanormalBound", "step_size_condition",
+           "try_paranormal"]
 
 Matrix = list[list[Fraction]]
 
@@ -190,9 +191,18 @@ def _round_up(q: Fraction, digits: int) -> Fraction:
     return Fraction(bounds_to_json(q, q, digits)[1])
 
 
+def step_size_condition(split: Split, dt: Fraction) -> bool:
+    """Lemma T8's discrete form (``proofs_notes/tail.md``) needs (1 + νΔt)² ≤ 1 + λΔt,
+    i.e. Δt ≤ (λ − 2ν)/ν² (any Δt when ν = 0): the G-growth per layer squared may not
+    exceed the F-growth q = 1 + λΔt. Exact."""
+    return (1 + split.nu * dt) ** 2 <= 1 + split.lam * dt
+
+
 def try_paranormal(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerSet,
-                   digits: int) -> tuple[ParanormalBound | None, str]:
-    """Lemma T8 at time t on the Lohner set S of x(t) (shape n·d)."""
+                   digits: int, dt: Fraction | None = None
+                   ) -> tuple[ParanormalBound | None, str]:
+    """Lemma T8 at time t on the Lohner set S of x(t) (shape n·d); with ``dt``, its
+    discrete form at the layer K = t/Δt (z_F = q^{−K}u_F, κ = 2gY²q^{−2K}, q = 1 + λΔt)."""
 
     d, k = len(split.S), split.dim_f
     keep = digits + GUARD_DIGITS
@@ -203,7 +213,15 @@ def try_paranormal(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerSet,
     for i in range(n):
         MF[i * k:(i + 1) * k, i * d:(i + 1) * d] = Sinv[:k]
         MG[i * (d - k):(i + 1) * (d - k), i * d:(i + 1) * d] = Sinv[k:]
-    decay = bk.exp(bk.const(-split.lam * t))
+    if dt is None:
+        decay = bk.exp(bk.const(-split.lam * t))
+        shrink = decay * decay  # e^{−2λT}
+    else:  # exact rationals: q^{−K} and q^{−2K}
+        K = t / dt
+        if K.denominator != 1:
+            return None, f"T = {t} is not a multiple of Δt = {dt}"
+        q = 1 + split.lam * dt
+        decay, shrink = bk.const(q ** -int(K)), bk.const(q ** (-2 * int(K)))
     zF = (S.linear_image(MF, bk) * decay).reshape(n, k)
     y = S.linear_image(MG, bk).reshape(n, d - k)
     leader, why = leader_map_from_points(bk.float_array(bk.mid_array(zF)), split.BFF)
@@ -218,10 +236,11 @@ def try_paranormal(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerSet,
         E = (S.linear_image(bk.matmul(Dm, MF), bk) * decay).reshape(len(followers), k)
         diffs = {j: [checkable_box(bk, E[r, c], keep) for c in range(k)]
                  for r, j in enumerate(followers)}
-    # κ = 2 g Y² e^{−2λT}, rounded up (Lemma T8).
-    kap = bk.const(2 * split.g * Y * Y) * bk.exp(bk.const(-2 * split.lam * t))
+    # κ = 2 g Y² e^{−2λT} (discrete: 2 g Y² q^{−2K}), rounded up (Lemma T8).
+    kap = bk.const(2 * split.g * Y * Y) * shrink
     kappa = _round_up(bk.bounds(kap)[1], 12) if split.g and Y else Fraction(0)
-    lf, why = leader_follower(bk, split.lam, split.BFF, t, boxes, diffs, leader, kappa=kappa)
+    lf, why = leader_follower(bk, split.lam, split.BFF, t, boxes, diffs, leader, kappa=kappa,
+                              dt=dt)
     if lf is None:
         return None, why
     return ParanormalBound(split, lf, Y, g_boxes), ""

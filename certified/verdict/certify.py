@@ -72,9 +72,14 @@ from certified.tail.t7_projected import (
 from certified.tail.t8_paranormal import (
     ParanormalBound,
     paranormal_split,
+    step_size_condition,
     try_paranormal,
 )
-from certified.verdict.judge import center_json, judge_leader_follower
+from certified.verdict.judge import (
+    RATE_STATEMENT_DISCRETE,
+    center_json,
+    judge_leader_follower,
+)
 
 
 @dataclass
@@ -222,9 +227,22 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     lam = instance.scalar_V
     if isinstance(instance.time, Discrete) and lam is not None and lam > 0:
         _run_leader_follower(out, job, lam, dt=instance.time.dt)  # Lemma T10
+    elif isinstance(instance.time, Discrete) and thm == "5.2":
+        dt = instance.time.dt
+        split, why8 = paranormal_split(instance.V, instance.B)
+        if split is not None and step_size_condition(split, dt):
+            _run_paranormal(out, job, split, dt=dt)  # Lemma T8, discrete form
+        else:
+            out.reason = ("discrete time: Lemma T10 needs V = λI, and Lemma T8's discrete "
+                          "form does not apply (" + (
+                why8 if split is None else
+                f"its step-size condition (1 + νΔt)² ≤ 1 + λΔt fails: ν = {split.nu}, "
+                f"λ = {split.lam}, Δt = {dt}") + "); nothing about k → ∞ is proved for "
+                "this V (use `certified simulate` for finite depth)")
     elif isinstance(instance.time, Discrete):
         out.reason = ("discrete time: a tail lemma exists only for V = λI with λ > 0 "
-                      "(Lemma T10); nothing about k → ∞ is proved for this V (use "
+                      "(Lemma T10) and, for Theorem 5.2, a paranormal V under Lemma T8's "
+                      "step-size condition; nothing about k → ∞ is proved for this V (use "
                       "`certified simulate` for finite depth)")
     elif applies_stationary(instance) is None:
         _run_stationary(out, job)
@@ -451,8 +469,10 @@ def _run_projected(out: Verification, job: _Job) -> None:
                       "of K = conv{aφ, bφ}, none 0")
 
 
-def _run_paranormal(out: Verification, job: _Job, split: Any) -> None:
-    """Theorem 5.2 with dim F ≥ 2: integrate in x and try Lemma T8 every ``check_every``."""
+def _run_paranormal(out: Verification, job: _Job, split: Any,
+                    dt: Fraction | None = None) -> None:
+    """Theorem 5.2 with dim F ≥ 2: integrate in x and try Lemma T8 every ``check_every``
+    (with ``dt``: the layer map, and T8's discrete form at the check layers)."""
     inst, digits, prec = job.instance, job.precision.digits, job.precision
     backend, check_every = job.backend, job.check_every
 
@@ -461,7 +481,7 @@ def _run_paranormal(out: Verification, job: _Job, split: Any) -> None:
 
     def attempt(t: Fraction, box: np.ndarray, S: LohnerSet) -> tuple[Any, str]:
         with bk.workprec(prec.lemma_bits):
-            return try_paranormal(bk, split, inst.n, t, S, digits)
+            return try_paranormal(bk, split, inst.n, t, S, digits, dt=dt)
 
     until = _LemmaSchedule(attempt, lambda pb: pb.lf.delta0 <= target, check_every,
                            check_every, job.refine_t)
@@ -497,7 +517,8 @@ def _run_paranormal(out: Verification, job: _Job, split: Any) -> None:
         "clusters": clusters,
         "attention_limit": lf.attention_limit(), "attention_rank": len(cl),
         "rate": {"c_lower_bound": lf.to_json(digits)["rate_constant"],
-                 "statement": "for t >= T: |P_ij(t) - P*_ij| <= (n-1) exp(-c e^{lambda t})"},
+                 "statement": ("for t >= T: |P_ij(t) - P*_ij| <= (n-1) exp(-c e^{lambda t})"
+                               if dt is None else RATE_STATEMENT_DISCRETE)},
         "F": f"ker(V - {split.lam}I), dimension {split.dim_f} (columns 1..{split.dim_f} of "
              "tail_lemma.basis); centre = the F-component of the limit (along G), "
              "center_F_coordinates = the same in that basis (the exposing functionals act "

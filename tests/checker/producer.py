@@ -43,6 +43,7 @@ CASES = {
     # discrete time: Lemma T10 certified, and layers run with no lemma yet (undecided)
     "t10_31": ("examples/discrete_layers.json", "3.1", 8),
     "t10_und": ("examples/discrete_layers.json", "3.1", Fraction(1, 2)),
+    "t8_52_discrete": ("examples/discrete_paranormal.json", "5.2", 8),
     # Lemma S0 in verify (no integration): certified (5.2, 8.5) and refuted (8.5, 2.1)
     "s0_52": ("examples/thm5_2_third_party.json", "5.2", 8),
     "s0_85_ref": ("examples/thm5_2_third_party.json", "8.5", 8),

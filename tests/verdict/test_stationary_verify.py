@@ -173,3 +173,25 @@ def test_property_s0_instances_decided_and_rechecked(inst, theorem):
     assert rep.valid, rep.message
     if theorem == "3.1":
         assert c["verdict"] == "certified"
+
+
+# -- edits an adversarial review found accepted (each must now be rejected) -------------------
+
+@pytest.mark.parametrize("edit,where", [
+    (lambda c: c["tail_lemma"]["attention_constant"][0].append(["5", "6"]),
+     "tail_lemma.attention_constant"),
+    (lambda c: c["tail_lemma"]["attention_constant"].append([["0", "1"]] * 2),
+     "tail_lemma.attention_constant"),
+    (lambda c: c["tail_lemma"]["attention_constant"][0][0].append("1"),
+     "tail_lemma.attention_constant"),
+    (lambda c: c["tail_lemma"].__setitem__("clusters", 2.9), "tail_lemma.clusters"),
+    (lambda c: c["instance"].__setitem__("variant", ""), "instance.variant"),
+    (lambda c: c["instance"].__setitem__("variant", 0), "instance.variant"),
+    (lambda c: [row.append("0") for row in c["instance"]["X0"]], "instance.X0"),
+    (lambda c: c["instance"].__setitem__("X0", []), "instance.X0"),
+])
+def test_shapes_and_sizes_are_checked(certs, edit, where):
+    c = copy.deepcopy(certs["5.2"])
+    edit(c)
+    got = failing_field(redigest(c))
+    assert got in (where, "malformed"), got

@@ -111,3 +111,36 @@ def test_s2_edited_claims_rejected(certs_s2, theorem, path, new, where):
         obj = obj[p]
     obj[path[-1]] = new
     assert failing_field(redigest(c)) == where
+
+
+# -- edits an adversarial review found accepted (each must now be rejected) -------------------
+
+def _edited(c: dict, edit) -> str:
+    c = copy.deepcopy(c)
+    edit(c)
+    return failing_field(redigest(c))
+
+
+@pytest.mark.parametrize("name", ["Theorem 8.5", "8.5 ", "7.9", ""])
+def test_s2_theorem_must_be_a_theorem(certs_s2, name):
+    def edit(c):
+        c["theorem"], c["hypotheses_hold"] = name, None
+    assert _edited(certs_s2["3.1"], edit) in ("theorem", "malformed")
+
+
+@pytest.mark.parametrize("edit,where", [
+    (lambda c: c["limit"]["clusters"].pop(), "limit.clusters"),
+    (lambda c: c.__setitem__("limit", None), "limit"),
+    (lambda c: c["limit"].__setitem__("attention_rank", 3.0), "limit.attention_rank"),
+    (lambda c: c["limit"]["clusters"][0].__setitem__("members", [0.0]),
+     "limit.clusters[0].members"),
+    (lambda c: c["limit"].pop("attention_limit"), "limit.attention_limit"),
+    (lambda c: c["tail_lemma"].__setitem__("witness_5_2",
+                                           {"lambda": "-7", "projector_F": [["5"]]}),
+     "tail_lemma.witness_5_2"),
+    (lambda c: c["tail_lemma"].__setitem__("T", "0"), "tail_lemma.T"),
+    (lambda c: c["tail_lemma"].__setitem__("clusters", 3.5), "tail_lemma.clusters"),
+    (lambda c: c["tail_lemma"].__setitem__("clusters", "3"), "tail_lemma.clusters"),
+])
+def test_s2_limit_and_lemma_are_compared_in_full(certs_s2, edit, where):
+    assert _edited(certs_s2["3.1"], edit) == where
