@@ -8,11 +8,12 @@ from certified.studies.strategies import (
     THEOREMS,
     VIOLATIONS,
     discrete,
+    discrete_split,
     inside,
     rationals,
     tokens,
     violating,
 )
 
-__all__ = ["STEP_SIZES", "THEOREMS", "VIOLATIONS", "discrete", "inside", "violating", "tokens",
-           "rationals"]
+__all__ = ["STEP_SIZES", "THEOREMS", "VIOLATIONS", "discrete", "discrete_split", "inside",
+           "violating", "tokens", "rationals"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from certified.exact.hypotheses import THEOREMS
@@ -325,6 +326,36 @@ def discrete(instances: st.SearchStrategy[Instance], *,
             raise ValueError(f"dt must be positive, got {h}")
         return Instance.from_json(dict(inst.to_json(), time={"discrete": str(h)}))
     return st.builds(with_time, instances, steps)
+
+
+@st.composite
+def discrete_split(draw: Any, *, within: bool = True, n: int | tuple[int, int] = (2, 4),
+                   max_abs: int = 3) -> Instance:
+    """Theorem 5.2 in Lemma T8's setting (``inside("5.2", kind="split")``) in discrete time,
+    with Δt inside (``within=True``) or outside Lemma T8's step-size condition
+    (1 + νΔt)² ≤ 1 + λΔt, i.e. Δt ≤ (λ − 2ν)/ν², decided exactly on the instance's split.
+    Inside: Δt a fraction 1/100 … 1 of the bound (any Δt from :data:`STEP_SIZES` when
+    ν = 0); outside: Δt beyond it by 1/10 … 10 (draws with 2ν = λ have no Δt inside)."""
+    from certified.tail.t8_paranormal import paranormal_split  # lazy: sympy at draw time
+
+    inst = draw(inside("5.2", kind="split", n=n, max_abs=max_abs))
+    split, why = paranormal_split(inst.V, inst.B)
+    if split is None:  # the split strategy is built to pass; a failure is a strategy bug
+        raise AssertionError(f"inside('5.2', kind='split') drew a non-split instance: {why}")
+    lam, nu = split.lam, split.nu
+    cap = (lam - 2 * nu) / nu ** 2 if nu else None
+    if within:
+        if cap is None:
+            h = draw(st.sampled_from(STEP_SIZES))
+        else:
+            assume(cap > 0)
+            h = cap * draw(st.sampled_from([Fraction(1, 100), Fraction(1, 10),
+                                            Fraction(1, 2), Fraction(1)]))
+    else:
+        assume(cap is not None)
+        h = max(cap, Fraction(0)) + draw(st.sampled_from([Fraction(1, 10), Fraction(1),
+                                                          Fraction(10)]))
+    return Instance.from_json(dict(inst.to_json(), time={"discrete": str(h)}))
 
 
 def _any_instance() -> st.SearchStrategy[Instance]:
