@@ -161,4 +161,4 @@ def test_public_api_is_reexported():
     for name in certified.__all__:
         assert getattr(certified, name) is not None
     assert set(st.__all__) == {"THEOREMS", "VIOLATIONS", "inside", "violating", "tokens",
-                               "rationals", "discrete", "STEP_SIZES"}
+                               "rationals", "discrete", "discrete_split", "STEP_SIZES"}

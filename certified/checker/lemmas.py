@@ -71,10 +71,13 @@ def _dot(u: list[Iv], v: list[Iv]) -> Iv:
 
 
 def _margins(B: list[list[Fraction]], boxes: list[list[Iv]], diffs: dict[int, list[Iv]],
-             leader: list[int], delta: Fraction, eta: Fraction
+             leader: list[int], delta: Fraction, eta: Fraction,
+             cross: dict[int, list[Iv]] | None = None
              ) -> tuple[Fraction | None, Fraction | None]:
     """Exact lower bounds of (Hm): x ∈ Z_a⁺ʳ, y ∈ Z_k⁺ᵟ, w ∈ Z_b⁺ʳ ⇒ xᵀB(y − w) ≥ m, and
-    of (Hμ): u ∈ E_j⁺ᵑ ⇒ −xᵀBu ≥ μ (r = δ + η), by interval evaluation of the affine forms."""
+    of (Hμ): u ∈ E_j⁺ᵑ ⇒ −xᵀBu ≥ μ (r = δ + η), by interval evaluation of the affine forms.
+    With ``cross`` (Lemma T8 with F–G cross terms, (Hμ̂)): −xᵀ(Bu + c_j) ≥ μ for the
+    interval vector c_j of follower j."""
     n, d = len(boxes), len(B)
     r = delta + eta
     X = [[(lo - r, hi + r) for lo, hi in row] for row in boxes]
@@ -100,7 +103,10 @@ def _margins(B: list[list[Fraction]], boxes: list[list[Iv]], diffs: dict[int, li
             if leader[j] != k:
                 continue
             U = [(lo - eta, hi + eta) for lo, hi in diffs[j]]
-            hi = _dot(G[a], U)[1]
+            val = _dot(G[a], U)
+            if cross is not None:  # + xᵀc_j over the same x region
+                val = _add(val, _dot(X[a], cross[j]))
+            hi = val[1]
             mu = -hi if mu is None else min(mu, -hi)
     return m, mu
 
@@ -182,7 +188,9 @@ T4_KEYS = frozenset({"lemma", "T", "lambda", "leader_map", "m", "mu", "delta", "
 
 
 def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int,
-                          kappa: Fraction = Fraction(0), dt: Fraction | None = None) -> dict:
+                          kappa: Fraction = Fraction(0), dt: Fraction | None = None,
+                          kappa_mu: Fraction | None = None,
+                          cross: dict[int, list[Iv]] | None = None) -> dict:
     """Re-verify Lemma T4's hypotheses and conclusions from the stored data at T (with
     ``dt``: Lemma T10's, at the layer K = T/Δt of the map with step Δt).
 
@@ -224,21 +232,22 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
     m, delta, eta = (_q(lemma[k], f"tail_lemma.{k}") for k in ("m", "delta", "eta"))
     mu = None if lemma["mu"] is None else _q(lemma["mu"], "tail_lemma.mu")
     delta0, eta0 = _q(lemma["delta0"], "tail_lemma.delta0"), _q(lemma["eta0"], "tail_lemma.eta0")
-    m_c, mu_c = _margins(B, boxes, diffs, leader, delta, eta)
+    m_c, mu_c = _margins(B, boxes, diffs, leader, delta, eta, cross)
     if m_c is None:
         m_c = Fraction(1)  # one cluster: (Hm) is vacuous
     else:
         m_c -= kappa  # Lemma T8: the G-terms of the cross-cluster scores
     if mu_c is not None:
-        mu_c -= kappa
+        mu_c -= kappa if kappa_mu is None else kappa_mu
     less = ", minus kappa" if kappa else ""
     if not (0 < m <= m_c):
         raise CheckFailure("tail_lemma.m", f"0 < m <= {float(m_c)!r} (the margin recomputed "
                            f"for leader_map from boxes_at_T, delta, eta{less})", str(lemma["m"]))
     if followers:
+        less_mu = ", minus kappa_mu" if kappa_mu is not None else less
         if mu is None or not (0 < mu <= mu_c):
             raise CheckFailure("tail_lemma.mu", f"0 < mu <= {float(mu_c)!r} (recomputed from "
-                               f"boxes_at_T, differences_at_T, eta{less})",
+                               f"boxes_at_T, differences_at_T, eta{less_mu})",
                                str(lemma["mu"]))
     elif mu is not None:
         raise CheckFailure("tail_lemma.mu", "null (no followers)", str(lemma["mu"]))

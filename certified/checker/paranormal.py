@@ -15,7 +15,8 @@ from fractions import Fraction
 import mpmath.libmp as L
 import numpy as np
 
-from .balls import Ball, const, exp_up, le_q, mpf_up, mul_up
+from .balls import (Ball, add_up, const, div_up, exp_down, exp_up, le_q, mpf_down, mpf_up,
+                    mul_down, mul_up)
 from .errors import CheckFailure
 from .lemmas import (
     T4_KEYS,
@@ -38,7 +39,7 @@ Mat = list[list[Fraction]]
 #: Lemma T8's title and fields (continuous time; discrete time adds "dt" and "layer")
 T8_TITLE = "T8 (leader-follower in F, paranormal V)"
 T8_KEYS = T4_KEYS | {"kappa", "basis", "dim_F", "B_FF", "nu", "g", "Y", "G_boxes_at_T",
-                     "coordinates"}
+                     "coordinates", "Z", "kappa_mu", "Delta1", "Delta0", "G_differences_at_T"}
 
 
 def _mul(A: Mat, B: Mat) -> Mat:
@@ -73,8 +74,16 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
                                    f"entry ({i}, {j}) = {Vp[i][j]}")
     St = [list(col) for col in zip(*S)]
     Bp = _mul(_mul(St, B), S)
-    if any(Bp[i][j] != 0 for i in range(d) for j in range(d) if (i < k) != (j < k)):
-        raise CheckFailure("tail_lemma.basis", "SᵀBS without F–G blocks", "a non-zero cross entry")
+    h_FG = sum((abs(Bp[i][j]) for i in range(k) for j in range(k, d)), Fraction(0))
+    h_GF = sum((abs(Bp[i][j]) for i in range(k, d) for j in range(k)), Fraction(0))
+    cross = bool(h_FG or h_GF)
+    if cross and dt is not None:
+        raise CheckFailure("tail_lemma.basis", "SᵀBS without F–G blocks (T8's discrete form "
+                           "has no cross terms)", "a non-zero cross entry")
+    present = [key for key in CROSS_KEYS if key in lemma]
+    if not cross and present:
+        raise CheckFailure(f"tail_lemma.{present[0]}", "absent (SᵀBS has no F–G blocks)",
+                           "present")
     nu, g, Y = (_q(lemma[key], f"tail_lemma.{key}") for key in ("nu", "g", "Y"))
     nu_min = max((sum(abs(Vp[i][j]) for j in range(k, d)) for i in range(k, d)),
                  default=Fraction(0))
@@ -95,6 +104,9 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
     if Y < Ymin:
         raise CheckFailure("tail_lemma.Y", f">= {float(Ymin)!r} (G_boxes_at_T)", str(lemma["Y"]))
     kappa = _q(lemma.get("kappa", "0"), "tail_lemma.kappa")
+    if cross:  # Lemma T8 with F–G cross terms (tail.md): κ_m, κ_μ, (Hμ̂), (HΔ)
+        return _check_cross(lemma, Bp, k, d, n, lam, T, nu, g, Y, kappa, h_FG, h_GF, S,
+                            Sinv, gb)
     if dt is None:
         # 2gY²e^{−2λT} rounded up in mpmath floats (relative precision: κ may be tiny)
         need = mul_up(mpf_up(2 * g * Y * Y), exp_up(mpf_up(-2 * lam * T)))
@@ -115,6 +127,101 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
                            repr(lemma["B_FF"]))
     lf = check_leader_follower(lemma, lam, BFF, n, kappa=kappa, dt=dt)
     return dict(lf, lam=lam, k=k, S=S, Sinv=Sinv, BFF=BFF, g_boxes=gb)
+
+
+#: the fields of Lemma T8 with F–G cross terms
+CROSS_KEYS = ("Z", "kappa_mu", "Delta1", "Delta0", "G_differences_at_T")
+
+
+def _check_cross(lemma: dict, Bp: Mat, k: int, d: int, n: int, lam: Fraction, T: Fraction,
+                 nu: Fraction, g: Fraction, Y: Fraction, kappa: Fraction, h_FG: Fraction,
+                 h_GF: Fraction, S: Mat, Sinv: Mat, gb: list) -> dict:
+    """Lemma T8 with F–G cross terms: every constant recomputed exactly or bounded in
+    mpmath floats rounded outward; then Lemma T4 on B'_FF with (Hμ̂)'s cross vectors
+    c_l = e^{−λT}B'_FG(W_l⁺Δ₁) and the margins reduced by κ_m (m) and κ_μ (μ)."""
+    for key in CROSS_KEYS:
+        if key not in lemma:
+            raise CheckFailure(f"tail_lemma.{key}", "present (SᵀBS has F–G blocks)", "missing")
+    Z, kappa_mu, D1, D0 = (_q(lemma[key], f"tail_lemma.{key}")
+                           for key in ("Z", "kappa_mu", "Delta1", "Delta0"))
+    leader = lemma["leader_map"]
+    if not (isinstance(leader, list) and len(leader) == n and all(
+            type(x) is int and 0 <= x < n for x in leader)):
+        raise CheckFailure("tail_lemma.leader_map", f"a list of {n} token indices", repr(leader))
+    followers = [j for j in range(n) if leader[j] != j]
+    boxes = [[_iv(p, f"tail_lemma.boxes_at_T[{i}]") for p in row]
+             for i, row in enumerate(lemma["boxes_at_T"])]
+    Zmin = max((max(abs(lo), abs(hi)) for row in boxes for lo, hi in row), default=Fraction(0))
+    if Z < Zmin:
+        raise CheckFailure("tail_lemma.Z", f">= {float(Zmin)!r} (max |boxes_at_T|)", str(Z))
+    raw = lemma["G_differences_at_T"]
+    if not isinstance(raw, dict) or sorted(int(j) for j in raw) != followers:
+        raise CheckFailure("tail_lemma.G_differences_at_T", f"boxes for the followers "
+                           f"{followers}", repr(raw)[:60])
+    W = {int(j): [_iv(p, f"tail_lemma.G_differences_at_T[{j}]") for p in row]
+         for j, row in raw.items()}
+    if any(len(row) != d - k for row in W.values()) or not D1 > 0:
+        raise CheckFailure("tail_lemma.Delta1", f"> 0, with {d - k} intervals per follower",
+                           str(D1))
+    eps = max((max(abs(lo), abs(hi)) for row in lemma["differences_at_T"].values()
+               for p in row for lo, hi in [_iv(p, "tail_lemma.differences_at_T")]),
+              default=Fraction(0))
+    eta = _q(lemma["eta"], "tail_lemma.eta")
+    Wmax = max((max(abs(lo), abs(hi)) for row in W.values() for lo, hi in row),
+               default=Fraction(0))
+    dbar = Wmax + D1
+    e1, e2 = exp_up(mpf_up(-lam * T)), exp_up(mpf_up(-2 * lam * T))
+    need_m = add_up(mul_up(mpf_up(2 * Z * Y * (h_FG + h_GF)), e1), mul_up(mpf_up(2 * g * Y * Y), e2))
+    if not le_q(need_m, kappa):
+        raise CheckFailure("tail_lemma.kappa", ">= 2ZY(h_FG + h_GF)e^(-λT) + 2gY²e^(-2λT) <= "
+                           f"{L.to_str(need_m, 17)}", str(kappa))
+    need_mu = add_up(mul_up(mpf_up(Y * h_GF * (eps + eta)), e1),
+                     mul_up(mpf_up(g * Y * dbar), e2))
+    if not le_q(need_mu, kappa_mu):
+        raise CheckFailure("tail_lemma.kappa_mu", ">= Y h_GF (ε + η) e^(-λT) + gYΔ̄e^(-2λT) "
+                           "with Δ̄ = max|G_differences_at_T| + Delta1, "
+                           f"<= {L.to_str(need_mu, 17)}", str(kappa_mu))
+    # c_l = e^{−λT}·B'_FG·(W_l⁺Δ₁): exact interval arithmetic, e^{−λT} as a rational ball
+    eb = const(-lam * T).exp()
+    elo, ehi = eb.lo_q(), eb.hi_q()
+    cross = {}
+    for j in followers:
+        Wi = [(lo - D1, hi + D1) for lo, hi in W[j]]
+        row = []
+        for r in range(k):
+            lo = sum((min(Bp[r][k + c] * Wi[c][0], Bp[r][k + c] * Wi[c][1])
+                      for c in range(d - k)), Fraction(0))
+            hi = sum((max(Bp[r][k + c] * Wi[c][0], Bp[r][k + c] * Wi[c][1])
+                      for c in range(d - k)), Fraction(0))
+            cands = [lo * elo, lo * ehi, hi * elo, hi * ehi]
+            row.append((min(cands), max(cands)))
+        cross[j] = row
+    BFF = [row[:k] for row in Bp[:k]]
+    if [[_q(x, "tail_lemma.B_FF") for x in row] for row in lemma["B_FF"]] != BFF:
+        raise CheckFailure("tail_lemma.B_FF", f"SᵀBS's F block {BFF} (S = basis)",
+                           repr(lemma["B_FF"]))
+    lf = check_leader_follower(lemma, lam, BFF, n, kappa=kappa, kappa_mu=kappa_mu,
+                               cross=cross)
+    # (HΔ): Δ₀ ≥ (ν/λ)·max_k [2(c_k − 1)Δ̄e^{−a}/a + 2(n − c_k)Ye^{−b}/b] and Δ₀ < Δ₁
+    beta = exp_down(mpf_down(2 * lam * T))
+
+    def tail(x: Fraction) -> tuple:  # ≥ e^{−xβ}/(xβ)
+        b = mul_down(mpf_down(x), beta)
+        return div_up(exp_up(L.mpf_neg(b)), b)
+    tb = tail(lf["m"])
+    ta = tail(lf["mu"]) if lf["mu"] is not None else None
+    worst = L.fzero
+    for lead in sorted(set(leader)):
+        ck = sum(1 for i in range(n) if leader[i] == lead)
+        v = mul_up(mpf_up(Fraction(2 * (n - ck)) * Y), tb)
+        if ck > 1 and ta is not None:
+            v = add_up(v, mul_up(mpf_up(Fraction(2 * (ck - 1)) * dbar), ta))
+        worst = v if L.mpf_gt(v, worst) else worst
+    need_d0 = mul_up(worst, mpf_up(nu / lam))
+    if not (le_q(need_d0, D0) and D0 < D1):
+        raise CheckFailure("tail_lemma.Delta0", f"{L.to_str(need_d0, 17)} <= Delta0 < Delta1 = "
+                           f"{float(D1)!r} (the bootstrap (HΔ))", str(D0))
+    return dict(lf, lam=lam, k=k, S=S, Sinv=Sinv, BFF=BFF, g_boxes=gb, W=W)
 
 
 def _image(S: LohnerSet, M: Mat, scale: Ball | None) -> LohnerSet:
@@ -142,6 +249,19 @@ def check_paranormal_enclosure(pb: dict, S: LohnerSet, n: int, d: int) -> None:
 
     decay = const(-pb["lam"] * pb["T"]).exp()
     check_enclosure_at_T(pb, _image(S, block(range(k)), decay))
+    if "W" in pb:  # the followers' G-differences y_l − y_k, as linear images of the set
+        leader = pb["leader"]
+        G = block(range(k, d))
+        for j, row in pb["W"].items():
+            M = [[G[j * (d - k) + c][col] - G[leader[j] * (d - k) + c][col]
+                  for col in range(n * d)] for c in range(d - k)]
+            own_w = _image(S, M, None).box()
+            for c in range(d - k):
+                lo, hi = row[c]
+                if not (lo <= own_w[c].lo_q() and own_w[c].hi_q() <= hi):
+                    raise CheckFailure(f"tail_lemma.G_differences_at_T[{j}][{c}]",
+                                       f"an interval containing the replayed {own_w[c]!r}",
+                                       f"[{float(lo)!r}, {float(hi)!r}]")
     own = _image(S, block(range(k, d)), None).box().reshape(n, d - k)
     for i in range(n):
         for c in range(d - k):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -172,9 +172,12 @@ def _inflate(bk: Backend, b: Box, r: Fraction):
 
 def _margins(bk: Backend, B: np.ndarray, boxes: Sequence[Sequence[Box]],
              diffs: dict[int, Sequence[Box]], leader: Sequence[int], delta: Fraction,
-             eta: Fraction) -> tuple[Fraction | None, Fraction | None]:
+             eta: Fraction, cross: dict[int, Any] | None = None
+             ) -> tuple[Fraction | None, Fraction | None]:
     """Lower bounds for m and mu of Lemma T4 on the inflated regions, or None when a
-    margin is not positive (hypotheses (Hm), (Hμ) fail)."""
+    margin is not positive (hypotheses (Hm), (Hμ) fail). ``cross`` (Lemma T8 with F–G
+    cross terms): per follower l an interval vector c_l added to B·u in (Hμ), i.e. (Hμ̂):
+    xᵀ(B u + c_l) ≤ −μ."""
     n = len(boxes)
     r = delta + eta
     X = np.array([[_inflate(bk, b, r) for b in row] for row in boxes], dtype=object)
@@ -199,6 +202,9 @@ def _margins(bk: Backend, B: np.ndarray, boxes: Sequence[Sequence[Box]],
         if same:  # (Hμ): x ∈ Z_a⁺r, u ∈ E_l⁺η for followers l of the same cluster
             U = np.array([Ef[j] for j in same], dtype=object)
             vals = bk.matmul(G[a:a + 1], U.T.copy())[0]
+            if cross is not None:  # (Hμ̂): + xᵀc_l, the cross term's share
+                C = np.array([cross[j] for j in same], dtype=object)
+                vals = vals + bk.matmul(X[a:a + 1], C.T.copy())[0]
             hi = max(bk.bounds(v)[1] for v in vals)
             if hi >= 0:
                 return None, None
@@ -259,22 +265,27 @@ def _tails(bk: Backend, m: Fraction, mu: Fraction | None, lam: Fraction, T: Frac
 
 
 def _reduced(margins: tuple[Fraction | None, Fraction | None], kappa: Fraction,
-             single: bool) -> tuple[Fraction | None, Fraction | None]:
-    """Margins minus kappa (Lemma T8), None where that is not positive. With a single
-    cluster (Hm) is vacuous and m stays the placeholder 1."""
+             single: bool, kappa_mu: Fraction | None = None
+             ) -> tuple[Fraction | None, Fraction | None]:
+    """Margins minus kappa (m) and kappa_mu (μ; default kappa) (Lemma T8), None where
+    that is not positive. With a single cluster (Hm) is vacuous and m stays the
+    placeholder 1."""
     m, mu = margins
-    if not kappa or m is None:
+    k_mu = kappa if kappa_mu is None else kappa_mu
+    if m is None:
         return m, mu
-    if not single:
+    if kappa and not single:
         m = None if m - kappa <= 0 else m - kappa
-    mu = None if mu is None or mu - kappa <= 0 else mu - kappa
+    if k_mu:
+        mu = None if mu is None or mu - k_mu <= 0 else mu - k_mu
     return m, mu
 
 
 def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
                     T: Fraction, boxes: Sequence[Sequence[Box]],
                     diffs: dict[int, Sequence[Box]], leader: Sequence[int],
-                    kappa: Fraction = Fraction(0), dt: Fraction | None = None
+                    kappa: Fraction = Fraction(0), dt: Fraction | None = None,
+                    kappa_mu: Fraction | None = None, cross: dict[int, Any] | None = None
                     ) -> tuple[LeaderFollowerBound | None, str]:
     """Check Lemma T4 at time T; return its conclusions, or ``(None, reason)``.
 
@@ -302,6 +313,9 @@ def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
     dt : Fraction, optional
         Discrete time (Lemma T10): the layer map's step Δt > 0; T is then the layer K
         times Δt and the boxes are z^[K] = (1 + λΔt)^{−K} x^[K].
+    kappa_mu, cross : optional
+        Lemma T8 with F–G cross terms: the reduction of μ (default ``kappa``) and, per
+        follower, the interval vector added to B·u in (Hμ) (see :func:`_margins`).
 
     Returns
     -------
@@ -324,8 +338,8 @@ def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
             for c in range(d))
     eps = {j: max(max(abs(lo), abs(hi)) for lo, hi in diffs[j]) for j in followers}
     # Candidate inflations from a first pass without inflation, then the real check.
-    m0, mu0 = _reduced(_margins(bk, Bm, boxes, diffs, leader, Fraction(0), Fraction(0)),
-                       kappa, single)
+    m0, mu0 = _reduced(_margins(bk, Bm, boxes, diffs, leader, Fraction(0), Fraction(0),
+                                cross), kappa, single, kappa_mu)
     if m0 is None:
         return None, "attention margins at T are not positive for this leader map"
     if followers and mu0 is None:
@@ -340,8 +354,8 @@ def leader_follower(bk: Backend, lam: Fraction, B: Sequence[Sequence[Fraction]],
     d1, e1 = first
     delta, eta = 2 * d1 + floor, 2 * e1 + floor
     for _ in range(4):
-        m, mu = _reduced(_margins(bk, Bm, boxes, diffs, leader, delta, eta), kappa,
-                         single)
+        m, mu = _reduced(_margins(bk, Bm, boxes, diffs, leader, delta, eta, cross), kappa,
+                         single, kappa_mu)
         if m is None or (followers and mu is None):
             return None, "margins do not survive the inflation by the tail bounds"
         got = _tails(bk, m, mu, lam, T, D, leader, eps, eta, dt)

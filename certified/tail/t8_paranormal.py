@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import sympy
 
 from certified.enclose.arith.base import Backend
@@ -69,6 +70,10 @@ class Split:
     BFF: Matrix
     nu: Fraction
     g: Fraction
+    BFG: Matrix | None = None  # B'_FG when B' has F–G blocks (then BGF = B'_GFᵀ-shaped)
+    BGF: Matrix | None = None
+    h_FG: Fraction = Fraction(0)  # Σ|B'_FG|, Σ|B'_GF|
+    h_GF: Fraction = Fraction(0)
 
 
 def _frac(x: Any) -> Fraction:
@@ -123,13 +128,17 @@ def paranormal_split(V: Matrix, B: Matrix) -> tuple[Split | None, str]:
                       "the G-growth rate ν ≤ λ/2")
     Bs = sympy.Matrix(d, d, lambda i, j: sympy.Rational(B[i][j].numerator, B[i][j].denominator))
     Bp = Ss.T * Bs * Ss
-    if any(Bp[i, j] != 0 for i in range(k) for j in range(k, d)) or \
-            any(Bp[i, j] != 0 for i in range(k, d) for j in range(k)):
-        return None, ("B' = SᵀBS has non-zero F–G blocks (F and G are not B-orthogonal): "
-                      "Lemma T8 does not cover the cross terms")
     g = sum((abs(Bp[i, j]) for i in range(k, d) for j in range(k, d)), sympy.Integer(0))
     conv = lambda A: [[_frac(A[i, j]) for j in range(A.shape[1])] for i in range(A.shape[0])]
-    return Split(lam, k, conv(Ss), conv(Sinv), conv(Bp[:k, :k]), _frac(nu), _frac(g)), ""
+    split = Split(lam, k, conv(Ss), conv(Sinv), conv(Bp[:k, :k]), _frac(nu), _frac(g))
+    if any(Bp[i, j] != 0 for i in range(k) for j in range(k, d)) or \
+            any(Bp[i, j] != 0 for i in range(k, d) for j in range(k)):
+        # F–G cross terms: the combined within-cluster margin (Hμ̂) of tail.md
+        hFG = sum((abs(Bp[i, j]) for i in range(k) for j in range(k, d)), sympy.Integer(0))
+        hGF = sum((abs(Bp[i, j]) for i in range(k, d) for j in range(k)), sympy.Integer(0))
+        split = Split(lam, k, split.S, split.Sinv, split.BFF, split.nu, split.g,
+                      conv(Bp[:k, k:]), conv(Bp[k:, :k]), _frac(hFG), _frac(hGF))
+    return split, ""
 
 
 @dataclass(frozen=True)
@@ -141,6 +150,7 @@ class ParanormalBound:
     lf: LeaderFollowerBound
     Y: Fraction
     g_boxes: list[list[Box]]
+    cross: dict | None = None  # with F–G cross terms: Z, kappa_mu, W, Delta1, Delta0
 
     lemma = "T8"
 
@@ -184,6 +194,16 @@ class ParanormalBound:
                            "u = S^{-1} x with S = basis (columns: F, then G); "
                            "G_boxes_at_T are u_G = y",
         })
+        if self.cross is not None:  # Lemma T8 with F–G cross terms
+            c = self.cross
+            out.update({
+                "Z": fraction_to_str(c["Z"]), "kappa_mu": fraction_to_str(c["kappa_mu"]),
+                "Delta1": fraction_to_str(c["Delta1"]),
+                "Delta0": fraction_to_str(c["Delta0"]),
+                "G_differences_at_T": {str(j): [[fraction_to_str(lo), fraction_to_str(hi)]
+                                                for lo, hi in row]
+                                       for j, row in sorted(c["W"].items())},
+            })
         return out
 
 
@@ -224,7 +244,15 @@ def try_paranormal(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerSet,
         decay, shrink = bk.const(q ** -int(K)), bk.const(q ** (-2 * int(K)))
     zF = (S.linear_image(MF, bk) * decay).reshape(n, k)
     y = S.linear_image(MG, bk).reshape(n, d - k)
-    leader, why = leader_map_from_points(bk.float_array(bk.mid_array(zF)), split.BFF)
+    if split.BFG is not None and dt is not None:
+        return None, "Lemma T8 with F–G cross terms is proved in continuous time only"
+    if split.BFG is None:
+        leader, why = leader_map_from_points(bk.float_array(bk.mid_array(zF)), split.BFF)
+    else:  # the within-cluster leader is decided by the F and the cross terms together:
+        # propose it from the full scores of x (a heuristic: the lemma verifies it)
+        xs = bk.float_array(S.c).reshape(n, d)
+        Bfull = _mat_mul(_mat_mul(_transpose(split.Sinv), _full_B(split)), split.Sinv)
+        leader, why = leader_map_from_points(xs, Bfull)
     if leader is None:
         return None, why
     boxes = [[checkable_box(bk, zF[i, c], keep) for c in range(k)] for i in range(n)]
@@ -239,8 +267,100 @@ def try_paranormal(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerSet,
     # κ = 2 g Y² e^{−2λT} (discrete: 2 g Y² q^{−2K}), rounded up (Lemma T8).
     kap = bk.const(2 * split.g * Y * Y) * shrink
     kappa = _round_up(bk.bounds(kap)[1], 12) if split.g and Y else Fraction(0)
+    if split.BFG is not None:
+        return _with_cross_terms(bk, split, n, t, S, MG, leader, boxes, diffs, g_boxes, Y,
+                                 decay, shrink, keep)
     lf, why = leader_follower(bk, split.lam, split.BFF, t, boxes, diffs, leader, kappa=kappa,
                               dt=dt)
     if lf is None:
         return None, why
     return ParanormalBound(split, lf, Y, g_boxes), ""
+
+
+def _mat_mul(A: Matrix, B: Matrix) -> Matrix:
+    return [[sum((A[i][s] * B[s][j] for s in range(len(B))), Fraction(0))
+             for j in range(len(B[0]))] for i in range(len(A))]
+
+
+def _transpose(A: Matrix) -> Matrix:
+    return [list(r) for r in zip(*A)]
+
+
+def _full_B(split: Split) -> Matrix:
+    """B' = SᵀBS assembled from its blocks."""
+    k, d = split.dim_f, len(split.S)
+    BGG = [[Fraction(0)] * (d - k) for _ in range(d - k)]  # a heuristic's input only
+    return [list(split.BFF[i]) + list(split.BFG[i]) for i in range(k)] + \
+        [list(split.BGF[i]) + BGG[i] for i in range(d - k)]
+
+
+def _with_cross_terms(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerSet, MG,
+                      leader: list[int], boxes, diffs, g_boxes, Y: Fraction, decay, shrink,
+                      keep: int) -> tuple["ParanormalBound | None", str]:
+    """Lemma T8 with F–G cross terms (``proofs_notes/tail.md``): the combined
+    within-cluster margin (Hμ̂), κ_m and κ_μ, and the bootstrap (HΔ) of the followers'
+    G-differences w_l = y_l − y_k (original variable), enclosed directly at T."""
+    d, k = len(split.S), split.dim_f
+    followers = [j for j in range(n) if leader[j] != j]
+    W: dict[int, list[Box]] = {}
+    if followers:
+        DmG, _ = difference_matrix(bk, n, d - k, leader)
+        EW = S.linear_image(bk.matmul(DmG, MG), bk).reshape(len(followers), d - k)
+        W = {j: [checkable_box(bk, EW[r, c], keep) for c in range(d - k)]
+             for r, j in enumerate(followers)}
+    Z = max(max(abs(lo), abs(hi)) for row in boxes for lo, hi in row)
+    Wmax = max((max(abs(lo), abs(hi)) for row in W.values() for lo, hi in row),
+               default=Fraction(0))
+    eps = max((max(abs(lo), abs(hi)) for row in diffs.values() for lo, hi in row),
+              default=Fraction(0))
+    eta_cap = eps + Fraction(1, 2 ** 200)  # the κ_μ below holds for any η ≤ eta_cap
+    h = split.h_FG + split.h_GF
+    km = bk.const(2 * Z * Y * h) * decay + bk.const(2 * split.g * Y * Y) * shrink
+    kappa_m = _round_up(bk.bounds(km)[1], 12)
+    delta1 = Wmax / 2 ** 20 + Fraction(1, 2 ** 200)
+    for _ in range(5):
+        dbar = Wmax + delta1
+        kmu = bk.const(Y * split.h_GF * (eps + eta_cap)) * decay + \
+            bk.const(split.g * Y * dbar) * shrink
+        kappa_mu = _round_up(bk.bounds(kmu)[1], 12)
+        cross = {}
+        for j in followers:  # c_l = e^{−λT} B'_FG (W_l⁺Δ₁), an interval vector
+            Wi = [bk.interval(lo - delta1, hi + delta1) for lo, hi in W[j]]
+            cross[j] = np.array([sum((bk.const(split.BFG[r][c]) * Wi[c]
+                                      for c in range(d - k)), bk.const(Fraction(0))) * decay
+                                 for r in range(k)], dtype=object)
+        lf, why = leader_follower(bk, split.lam, split.BFF, t, boxes, diffs, leader,
+                                  kappa=kappa_m, kappa_mu=kappa_mu, cross=cross or None)
+        if lf is None:
+            return None, why
+        if lf.eta > eta_cap:
+            return None, "the follower inflation η exceeds the cap κ_μ was computed with"
+        delta0 = _delta0(bk, split, lf, leader, dbar, Y, t)
+        if delta0 < delta1:
+            return ParanormalBound(split, lf, Y, g_boxes,
+                                   {"Z": Z, "kappa_mu": kappa_mu, "W": W, "Delta1": delta1,
+                                    "Delta0": delta0}), ""
+        delta1 = 2 * delta0
+    return None, "the G-differences' bootstrap (HΔ) does not close"
+
+
+def _delta0(bk: Backend, split: Split, lf: LeaderFollowerBound, leader: list[int],
+            dbar: Fraction, Y: Fraction, T: Fraction) -> Fraction:
+    """(HΔ)'s bound: (ν/λ)·max_k [2(c_k − 1)Δ̄ e^{−a}/a + 2(n − c_k) Y e^{−b}/b],
+    a = μe^{2λT}, b = me^{2λT}, rounded up."""
+    n = len(leader)
+    beta = bk.exp(bk.const(2 * split.lam * T))
+    b = bk.const(lf.m) * beta
+    tail_b = bk.exp(-b) / b
+    tail_a = None
+    if lf.mu is not None:
+        a = bk.const(lf.mu) * beta
+        tail_a = bk.exp(-a) / a
+    worst = Fraction(0)
+    for k in sorted(set(leader)):
+        ck = sum(1 for i in range(n) if leader[i] == k)
+        v = bk.const(Fraction(2 * (n - ck)) * Y) * tail_b
+        if ck > 1 and tail_a is not None:
+            v = v + bk.const(Fraction(2 * (ck - 1)) * dbar) * tail_a
+        worst = max(worst, bk.bounds(v * bk.const(split.nu / split.lam))[1])
+    return _round_up(worst, 12) if worst else Fraction(0)

@@ -230,12 +230,14 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     elif isinstance(instance.time, Discrete) and thm == "5.2":
         dt = instance.time.dt
         split, why8 = paranormal_split(instance.V, instance.B)
-        if split is not None and step_size_condition(split, dt):
+        if split is not None and split.BFG is None and step_size_condition(split, dt):
             _run_paranormal(out, job, split, dt=dt)  # Lemma T8, discrete form
         else:
             out.reason = ("discrete time: Lemma T10 needs V = λI, and Lemma T8's discrete "
                           "form does not apply (" + (
                 why8 if split is None else
+                "F–G cross terms in B': the discrete form is proved without them"
+                if split.BFG is not None else
                 f"its step-size condition (1 + νΔt)² ≤ 1 + λΔt fails: ν = {split.nu}, "
                 f"λ = {split.lam}, Δt = {dt}") + "); nothing about k → ∞ is proved for "
                 "this V (use `certified simulate` for finite depth)")

@@ -62,8 +62,6 @@ def test_split_in_a_non_coordinate_basis_block_diagonalizes_V_and_B():
 @pytest.mark.parametrize("V, B, words", [
     ([[1, 0], [0, F(-1, 2)]], [[1, 0], [0, 1]], "Lemma T7 covers dim F = 1"),
     ([[1, 0, 0], [0, 1, 0], [0, 0, F(-3, 5)]], I3, "ν ≤ λ/2"),
-    ([[1, 0, 0], [0, 1, 0], [0, 0, F(1, 4)]], [[1, 0, 1], [0, 1, 0], [1, 0, 1]],
-     "F–G blocks"),
     ([[1, 1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]],
      [[1 if i == j else 0 for j in range(4)] for i in range(4)], "not semisimple"),
     ([[-1, 0, 0], [0, -1, 0], [0, 0, 0]], I3, "no rational eigenvalue λ > 0"),
@@ -236,3 +234,87 @@ def test_lemma_t8_on_a_box_is_backend_independent_and_kappa_matters(backend):
         lf, why = leader_follower(bk, sp.lam, sp.BFF, F(1, 2), pb.lf.boxes, pb.lf.diffs,
                                   pb.lf.leader, kappa=pb.lf.mu + pb.lf.kappa + 1)
         assert lf is None and "not behind" in why
+
+
+# -- Lemma T8 with F–G cross terms (tail.md: the combined within-cluster margin (Hμ̂)) -----------
+
+def test_split_with_cross_terms_records_the_blocks():
+    V = [[F(1), 0, 0], [0, F(1), 0], [0, 0, F(1, 4)]]
+    B = [[F(x) for x in r] for r in [[1, 0, 1], [0, 1, 0], [1, 0, 1]]]
+    sp, why = paranormal_split(V, B)
+    assert sp is not None, why
+    assert sp.BFG == [[1], [0]] and sp.BGF == [[1, 0]] and sp.h_FG == 1 and sp.h_GF == 1
+
+
+def _cross_state_at(T: float) -> np.ndarray:
+    """Float64 RK4 (h = 2e-4) of examples/thm5_2_cross_terms.json in x to time T: the
+    independent oracle."""
+    X = np.array([[1, 0, .5], [-1, 1, 1], [.5, .25, 0]])
+    Vf, Bf = np.diag([1, 1, .5]), np.array([[2, 0, .5], [0, 2, 0], [.5, 0, 1]])
+
+    def f(x):
+        S = x @ Bf @ x.T
+        S -= S.max(axis=1, keepdims=True)
+        P = np.exp(S)
+        return (P / P.sum(axis=1, keepdims=True)) @ x @ Vf.T
+
+    h, t = 2e-4, 0.0
+    while t < T - 1e-12:
+        k1 = f(X); k2 = f(X + h / 2 * k1); k3 = f(X + h / 2 * k2); k4 = f(X + h * k3)
+        X = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t += h
+    return X
+
+
+@pytest.fixture(scope="module")
+def cross_cert():
+    inst = Instance.load("examples/thm5_2_cross_terms.json")
+    v = certify(inst, "5.2", digits=15, max_seconds=None, refine_t=0, t_max=6)
+    return v, json.loads(json.dumps(to_certificate(v)))
+
+
+def test_cross_terms_certified_checked_and_the_oracle_agrees(cross_cert):
+    v, c = cross_cert
+    assert v.verdict == "certified", v.reason
+    tl = c["tail_lemma"]
+    assert tl["lemma"].startswith("T8") and {"kappa_mu", "Delta0", "Delta1"} <= set(tl)
+    rep = check_certificate(copy.deepcopy(c))
+    assert rep.valid, rep.message
+    # oracle: RK4 to t = 5; z_F = e^{−t}x_F (S = I, λ = 1). Leaders in their boxes
+    # (conclusion 1), followers within θ(ε + η₀) of them (conclusion 2), P Boolean = P*.
+    t = 5.0
+    X = _cross_state_at(t)
+    zF = np.exp(-t) * X[:, :2]
+    T = float(F(tl["T"]))
+    theta = np.exp(-(t - T))
+    for cl in c["limit"]["clusters"]:
+        box = [(float(F(lo)), float(F(hi))) for lo, hi in cl["center_F_coordinates"]]
+        for i in cl["members"]:
+            slack = 1e-12
+            if i != cl["leader"]:
+                eps = max(abs(float(F(x))) for p in tl["differences_at_T"][str(i)] for x in p)
+                slack += theta * (eps + float(F(tl["eta0"])))
+            for a in range(2):
+                assert box[a][0] - slack <= zF[i, a] <= box[a][1] + slack, (i, a)
+    S = X @ np.array([[2, 0, .5], [0, 2, 0], [.5, 0, 1]]) @ X.T
+    S -= S.max(axis=1, keepdims=True)
+    P = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
+    assert np.abs(P - np.array(c["limit"]["attention_limit"])).max() < 1e-6
+
+
+@pytest.mark.parametrize("key,value,where", [
+    ("kappa_mu", "0", "tail_lemma.kappa_mu"),
+    ("kappa", "1/1000", "tail_lemma.kappa"),
+    ("Delta0", "0", "tail_lemma.Delta0"),
+    ("Z", "1/10", "tail_lemma.Z"),
+])
+def test_cross_term_constants_are_recomputed(cross_cert, key, value, where):
+    c = copy.deepcopy(cross_cert[1])
+    c["tail_lemma"][key] = value
+    assert failing_field(redigest(c)) == where
+
+
+def test_cross_fields_on_a_certificate_without_cross_terms_are_rejected(fast_cert):
+    c = copy.deepcopy(fast_cert[1])
+    c["tail_lemma"]["kappa_mu"] = "0"
+    assert failing_field(redigest(c)) == "tail_lemma.kappa_mu"
