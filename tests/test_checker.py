@@ -190,9 +190,9 @@ def test_portable_round_trip_through_a_file_in_another_process(cert, tmp_path):
 
 
 def test_undecided_certificate_without_integration_is_valid():
-    # V paranormal but ‖V_G‖∞ = 3/5 > λ/2 (no Lemma T8) and λ = 1 double (no Lemma T7):
-    # decided before integrating.
-    inst = Instance.create(V=[[1, 0, 0], [0, 1, 0], [0, 0, F(-3, 5)]],
+    # ‖V_G‖∞ = 6/5 > λ (no Lemma T8, not even its combined margin) and λ = 1 double (no
+    # Lemma T7): decided before integrating.
+    inst = Instance.create(V=[[1, 0, 0], [0, 1, 0], [0, 0, F(-6, 5)]],
                            Q=[[1, 0, 0], [0, 1, 0], [0, 0, 1]], K=[[1, 0, 0], [0, 1, 0], [0, 0, 1]],
                            X0=[[1, 0, 1], [-1, 1, 2]])
     v = certify(inst, "auto", digits=10)

@@ -222,6 +222,10 @@ def check_leader_follower(lemma: dict, lam: Fraction, B: list[list[Fraction]], n
                            f"keys {sorted(raw)}")
     diffs = {int(j): [_iv(p, f"tail_lemma.differences_at_T[{j}]") for p in row]
              for j, row in raw.items()}
+    short = [j for j, row in diffs.items() if len(row) != d]
+    if short:
+        raise CheckFailure(f"tail_lemma.differences_at_T[{short[0]}]", f"{d} intervals",
+                           f"{len(diffs[short[0]])}")
     # 2. (T1) hull diameter, then (Hm), (Hμ) on the inflated regions, then (Hb).
     D = _q(lemma["D"], "tail_lemma.D")
     Dmin = max(max(boxes[i][c][1] for i in range(n)) - min(boxes[i][c][0] for i in range(n))

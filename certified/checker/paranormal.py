@@ -1,9 +1,10 @@
 """Re-checking Lemma T8 (Theorem 5.2, paranormal V, dim F ≥ 2) — Lemma C11.
 
 From the stored basis S alone the checker re-derives, in exact rationals: S invertible,
-V' = S⁻¹VS = diag(λI_k, V_G) (F and G invariant, V|_F = λ Id), B' = SᵀBS without F–G
-blocks, ν ≥ ‖V_G‖∞ with 2ν ≤ λ, g ≥ Σ|B'_GG|, Y ≥ every stored G box, and
-κ ≥ 2gY²e^{−2λT} (its own exp). Then Lemma T4 on B'_FF with the margins reduced by κ
+V' = S⁻¹VS = diag(λI_k, V_G) (F and G invariant, V|_F = λ Id), B' = SᵀBS and its F–G
+blocks, ν ≥ ‖V_G‖∞ with ν ≤ λ, g ≥ Σ|B'_GG|, Y ≥ every stored G box, and
+κ ≥ 2gY²e^{−2λT} (its own exp) — or, with F–G blocks or 2ν > λ, the combined margin's
+constants (:func:`_check_cross`). Then Lemma T4 on B'_FF with the margins reduced by κ
 (:func:`.lemmas.check_leader_follower`), and, after the replay in x, that the stored
 F and G boxes contain the replayed set mapped by S⁻¹ (scaled by e^{−λT} for F).
 """
@@ -81,15 +82,20 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
         raise CheckFailure("tail_lemma.basis", "SᵀBS without F–G blocks (T8's discrete form "
                            "has no cross terms)", "a non-zero cross entry")
     present = [key for key in CROSS_KEYS if key in lemma]
-    if not cross and present:
-        raise CheckFailure(f"tail_lemma.{present[0]}", "absent (SᵀBS has no F–G blocks)",
-                           "present")
+    if not (cross or 2 * _q(lemma["nu"], "tail_lemma.nu") > lam) and present:
+        raise CheckFailure(f"tail_lemma.{present[0]}", "absent (SᵀBS has no F–G blocks and "
+                           "2ν <= λ: the plain margin reduction)", "present")
     nu, g, Y = (_q(lemma[key], f"tail_lemma.{key}") for key in ("nu", "g", "Y"))
     nu_min = max((sum(abs(Vp[i][j]) for j in range(k, d)) for i in range(k, d)),
                  default=Fraction(0))
-    if dt is None and not (nu_min <= nu and 2 * nu <= lam):
-        raise CheckFailure("tail_lemma.nu", f"‖V_G‖∞ = {nu_min} <= nu <= λ/2 = {lam / 2}",
+    if dt is None and not (nu_min <= nu and nu <= lam):
+        raise CheckFailure("tail_lemma.nu", f"‖V_G‖∞ = {nu_min} <= nu <= λ = {lam}",
                            str(lemma["nu"]))
+    # the combined margin (Hμ̂), (HΔ): F–G cross terms, or λ/2 < ν ≤ λ (tail.md)
+    combined = cross or 2 * nu > lam
+    if combined and not cross and not any(key in lemma for key in CROSS_KEYS):
+        raise CheckFailure("tail_lemma.nu", f"‖V_G‖∞ = {nu_min} <= nu <= λ/2 = {lam / 2} "
+                           "(above it, the combined margin's fields)", str(lemma["nu"]))
     if dt is not None and not (nu_min <= nu and (1 + nu * dt) ** 2 <= 1 + lam * dt):
         raise CheckFailure("tail_lemma.nu", f"‖V_G‖∞ = {nu_min} <= nu with (1 + nu·Δt)² <= "
                            f"1 + λΔt (Δt = {dt}, λ = {lam})", str(lemma["nu"]))
@@ -104,7 +110,7 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
     if Y < Ymin:
         raise CheckFailure("tail_lemma.Y", f">= {float(Ymin)!r} (G_boxes_at_T)", str(lemma["Y"]))
     kappa = _q(lemma.get("kappa", "0"), "tail_lemma.kappa")
-    if cross:  # Lemma T8 with F–G cross terms (tail.md): κ_m, κ_μ, (Hμ̂), (HΔ)
+    if combined:  # Lemma T8's combined margin (tail.md): κ_m, κ_μ, (Hμ̂), (HΔ)
         return _check_cross(lemma, Bp, k, d, n, lam, T, nu, g, Y, kappa, h_FG, h_GF, S,
                             Sinv, gb)
     if dt is None:

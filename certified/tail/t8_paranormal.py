@@ -10,7 +10,8 @@ with z_F = e^{−λt}u_F (the F-part of z = e^{−tV}x) and y = u_G. The F-parts
 exactly the V = λI dynamics of Lemma T4 with B'_FF, and the G-term is a perturbation
 bounded by κ e^{2λt}·(growth) — Lemma T8 in ``proofs_notes/tail.md`` checks T4 with
 its margins reduced by κ = 2gY²e^{−2λT} (g = Σ|B'_GG|, Y ≥ max_i ‖y_i(T)‖∞), valid
-when ν := ‖V_G‖∞ satisfies 2ν ≤ λ.
+when ν := ‖V_G‖∞ satisfies 2ν ≤ λ; F–G cross terms in B', or λ/2 < ν ≤ λ, go through
+the combined within-cluster margin (``_with_cross_terms``).
 
 Everything that does not depend on the tokens (the splitting, the block structure of
 V' and B', ν, g) is decided exactly, before integrating (:func:`paranormal_split`).
@@ -57,9 +58,9 @@ class Split:
     S, Sinv : d×d exact matrices
         Columns of S: a basis of F (the first ``dim_f``), then of G; Sinv = S⁻¹.
     BFF : dim_f × dim_f
-        The F block of B' = SᵀBS (its F–G blocks are 0).
+        The F block of B' = SᵀBS (BFG, BGF: its F–G blocks when non-zero, else None).
     nu, g : Fraction
-        ν = ‖V_G‖∞ (max row sum, 2ν ≤ λ) and g = Σ|B'_GG| (so |uᵀB'_GG v| ≤ g for
+        ν = ‖V_G‖∞ (max row sum, ν ≤ λ) and g = Σ|B'_GG| (so |uᵀB'_GG v| ≤ g for
         ‖u‖∞, ‖v‖∞ ≤ 1).
     """
 
@@ -74,6 +75,12 @@ class Split:
     BGF: Matrix | None = None
     h_FG: Fraction = Fraction(0)  # Σ|B'_FG|, Σ|B'_GF|
     h_GF: Fraction = Fraction(0)
+
+    @property
+    def combined(self) -> bool:
+        """Lemma T8 through the combined margin (Hμ̂) and (HΔ): F–G cross terms, or
+        λ/2 < ν ≤ λ (the plain margin reduction needs 2ν ≤ λ)."""
+        return self.BFG is not None or 2 * self.nu > self.lam
 
 
 def _frac(x: Any) -> Fraction:
@@ -95,9 +102,11 @@ def paranormal_split(V: Matrix, B: Matrix) -> tuple[Split | None, str]:
     """Decide exactly whether Lemma T8 applies to (V, B) and return its splitting.
 
     Needs: a rational eigenvalue λ > 0 of V, F = ker(V − λI) of dimension ≥ 2 with
-    F ∩ range(V − λI) = {0} (λ semisimple), ‖V_G‖∞ ≤ λ/2 in the basis of range(V − λI)
-    used (this proves ρ(V_G) < λ, so V is paranormal), and B' = SᵀBS with zero F–G
-    blocks. Returns ``(None, reason)`` otherwise.
+    F ∩ range(V − λI) = {0} (λ semisimple), and ν = ‖V_G‖∞ ≤ λ in the basis of
+    range(V − λI) used (the lemma's exponents need nothing more; ν < λ also proves
+    ρ(V_G) < λ, i.e. V paranormal). With 2ν ≤ λ and B' = SᵀBS without F–G blocks the
+    plain margin reduction applies; otherwise the combined margin of
+    ``proofs_notes/tail.md`` (``Split.combined``). Returns ``(None, reason)`` otherwise.
     """
     d = len(V)
     if d > MAX_DIM:
@@ -123,9 +132,9 @@ def paranormal_split(V: Matrix, B: Matrix) -> tuple[Split | None, str]:
     nu = max((sum(abs(VG[i, j]) for j in range(d - k)) for i in range(d - k)),
              default=sympy.Integer(0))
     lam = _frac(lam_s)
-    if 2 * _frac(nu) > lam:
-        return None, (f"‖V_G‖∞ = {nu} > λ/2 = {lam_s / 2} in the basis used: Lemma T8 needs "
-                      "the G-growth rate ν ≤ λ/2")
+    if _frac(nu) > lam:
+        return None, (f"‖V_G‖∞ = {nu} > λ = {lam_s} in the basis used: Lemma T8 needs "
+                      "the G-growth rate ν ≤ λ (ν ≤ λ/2 without its combined margin)")
     Bs = sympy.Matrix(d, d, lambda i, j: sympy.Rational(B[i][j].numerator, B[i][j].denominator))
     Bp = Ss.T * Bs * Ss
     g = sum((abs(Bp[i, j]) for i in range(k, d) for j in range(k, d)), sympy.Integer(0))
@@ -244,8 +253,9 @@ def try_paranormal(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerSet,
         decay, shrink = bk.const(q ** -int(K)), bk.const(q ** (-2 * int(K)))
     zF = (S.linear_image(MF, bk) * decay).reshape(n, k)
     y = S.linear_image(MG, bk).reshape(n, d - k)
-    if split.BFG is not None and dt is not None:
-        return None, "Lemma T8 with F–G cross terms is proved in continuous time only"
+    if split.combined and dt is not None:
+        return None, ("Lemma T8's combined margin (F–G cross terms, or ν > λ/2) is proved in "
+                      "continuous time only")
     if split.BFG is None:
         leader, why = leader_map_from_points(bk.float_array(bk.mid_array(zF)), split.BFF)
     else:  # the within-cluster leader is decided by the F and the cross terms together:
@@ -267,7 +277,7 @@ def try_paranormal(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerSet,
     # κ = 2 g Y² e^{−2λT} (discrete: 2 g Y² q^{−2K}), rounded up (Lemma T8).
     kap = bk.const(2 * split.g * Y * Y) * shrink
     kappa = _round_up(bk.bounds(kap)[1], 12) if split.g and Y else Fraction(0)
-    if split.BFG is not None:
+    if split.combined:
         return _with_cross_terms(bk, split, n, t, S, MG, leader, boxes, diffs, g_boxes, Y,
                                  decay, shrink, keep)
     lf, why = leader_follower(bk, split.lam, split.BFF, t, boxes, diffs, leader, kappa=kappa,
@@ -314,7 +324,7 @@ def _with_cross_terms(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerS
     eps = max((max(abs(lo), abs(hi)) for row in diffs.values() for lo, hi in row),
               default=Fraction(0))
     eta_cap = eps + Fraction(1, 2 ** 200)  # the κ_μ below holds for any η ≤ eta_cap
-    h = split.h_FG + split.h_GF
+    h = split.h_FG + split.h_GF  # 0 without cross terms (then only ν > λ/2 brought us here)
     km = bk.const(2 * Z * Y * h) * decay + bk.const(2 * split.g * Y * Y) * shrink
     kappa_m = _round_up(bk.bounds(km)[1], 12)
     delta1 = Wmax / 2 ** 20 + Fraction(1, 2 ** 200)
@@ -324,7 +334,7 @@ def _with_cross_terms(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerS
             bk.const(split.g * Y * dbar) * shrink
         kappa_mu = _round_up(bk.bounds(kmu)[1], 12)
         cross = {}
-        for j in followers:  # c_l = e^{−λT} B'_FG (W_l⁺Δ₁), an interval vector
+        for j in followers if split.BFG is not None else []:  # c_l = e^{−λT}B'_FG(W_l⁺Δ₁)
             Wi = [bk.interval(lo - delta1, hi + delta1) for lo, hi in W[j]]
             cross[j] = np.array([sum((bk.const(split.BFG[r][c]) * Wi[c]
                                       for c in range(d - k)), bk.const(Fraction(0))) * decay

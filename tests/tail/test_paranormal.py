@@ -61,7 +61,7 @@ def test_split_in_a_non_coordinate_basis_block_diagonalizes_V_and_B():
 
 @pytest.mark.parametrize("V, B, words", [
     ([[1, 0], [0, F(-1, 2)]], [[1, 0], [0, 1]], "Lemma T7 covers dim F = 1"),
-    ([[1, 0, 0], [0, 1, 0], [0, 0, F(-3, 5)]], I3, "ν ≤ λ/2"),
+    ([[1, 0, 0], [0, 1, 0], [0, 0, F(-6, 5)]], I3, "ν ≤ λ"),
     ([[1, 1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]],
      [[1 if i == j else 0 for j in range(4)] for i in range(4)], "not semisimple"),
     ([[-1, 0, 0], [0, -1, 0], [0, 0, 0]], I3, "no rational eigenvalue λ > 0"),
@@ -318,3 +318,35 @@ def test_cross_fields_on_a_certificate_without_cross_terms_are_rejected(fast_cer
     c = copy.deepcopy(fast_cert[1])
     c["tail_lemma"]["kappa_mu"] = "0"
     assert failing_field(redigest(c)) == "tail_lemma.kappa_mu"
+
+
+def test_split_takes_the_combined_margin_for_nu_between_half_lambda_and_lambda():
+    """λ/2 < ν ≤ λ: T8's plain margin reduction needs 2ν ≤ λ; the combined margin (Hμ̂),
+    (HΔ) needs only ν ≤ λ (tail.md)."""
+    V = [[F(1), 0, 0], [0, F(1), 0], [0, 0, F(-3, 5)]]
+    sp, why = paranormal_split(V, [[F(int(i == j)) for j in range(3)] for i in range(3)])
+    assert sp is not None and sp.combined and sp.BFG is None and sp.nu == F(3, 5), why
+    V[2][2] = F(1)  # ν = λ: still allowed (the exponents compare e^{ν(s−T)} with e^{λ(s−T)})
+    assert paranormal_split(V, [[F(int(i == j)) for j in range(3)] for i in range(3)])[0] \
+        is not None
+
+
+@pytest.mark.slow
+def test_nu_above_half_lambda_certified_and_checked():
+    """V = diag(1, 1, 3/4), Q = K = I (ν = 3/4 > λ/2, no cross terms): certified through
+    the combined margin and checked valid (about 4 min: G grows like e^{3t/4})."""
+    X0 = [["1", "0", "1/2"], ["-1", "1", "1"], ["1/2", "1/4", "0"]]
+    inst = Instance.create(V=[[1, 0, 0], [0, 1, 0], [0, 0, "3/4"]], Q=I3, K=I3, X0=X0)
+    v = certify(inst, "5.2", digits=15, t_max=6, refine_t=0, max_seconds=None)
+    assert v.verdict == "certified", v.reason
+    c = json.loads(json.dumps(to_certificate(v)))
+    assert "kappa_mu" in c["tail_lemma"] and c["tail_lemma"]["nu"] == "3/4"
+    rep = check_certificate(copy.deepcopy(c))
+    assert rep.valid, rep.message
+
+
+def test_a_short_difference_row_is_rejected_naming_it(cross_cert):
+    c = copy.deepcopy(cross_cert[1])
+    j = next(iter(c["tail_lemma"]["differences_at_T"]))
+    c["tail_lemma"]["differences_at_T"][j].pop()
+    assert failing_field(redigest(c)) == f"tail_lemma.differences_at_T[{j}]"
