@@ -52,6 +52,17 @@ def failing_field(c: dict) -> str:
     return rep.message.split(":")[0]
 
 
+def failing_field_after(cert: dict, path: tuple, new) -> str:
+    """:func:`failing_field` of a copy of ``cert`` whose field at ``path`` (keys and
+    indices) is set to ``new``, the digest recomputed."""
+    c = copy.deepcopy(cert)
+    obj = c
+    for p in path[:-1]:
+        obj = obj[p]
+    obj[path[-1]] = new
+    return failing_field(redigest(c))
+
+
 # -- valid certificates ---------------------------------------------------------------------
 
 def test_valid_certificate_checks_valid_and_replays_every_step(cert):

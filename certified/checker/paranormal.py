@@ -81,10 +81,6 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
     if cross and dt is not None:
         raise CheckFailure("tail_lemma.basis", "SᵀBS without F–G blocks (T8's discrete form "
                            "has no cross terms)", "a non-zero cross entry")
-    present = [key for key in CROSS_KEYS if key in lemma]
-    if not (cross or 2 * _q(lemma["nu"], "tail_lemma.nu") > lam) and present:
-        raise CheckFailure(f"tail_lemma.{present[0]}", "absent (SᵀBS has no F–G blocks and "
-                           "2ν <= λ: the plain margin reduction)", "present")
     nu, g, Y = (_q(lemma[key], f"tail_lemma.{key}") for key in ("nu", "g", "Y"))
     nu_min = max((sum(abs(Vp[i][j]) for j in range(k, d)) for i in range(k, d)),
                  default=Fraction(0))
@@ -93,7 +89,11 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
                            str(lemma["nu"]))
     # the combined margin (Hμ̂), (HΔ): F–G cross terms, or λ/2 < ν ≤ λ (tail.md)
     combined = cross or 2 * nu > lam
-    if combined and not cross and not any(key in lemma for key in CROSS_KEYS):
+    present = [key for key in CROSS_KEYS if key in lemma]
+    if not combined and present:
+        raise CheckFailure(f"tail_lemma.{present[0]}", "absent (SᵀBS has no F–G blocks and "
+                           "2ν <= λ: the plain margin reduction)", "present")
+    if combined and not cross and not present:
         raise CheckFailure("tail_lemma.nu", f"‖V_G‖∞ = {nu_min} <= nu <= λ/2 = {lam / 2} "
                            "(above it, the combined margin's fields)", str(lemma["nu"]))
     if dt is not None and not (nu_min <= nu and (1 + nu * dt) ** 2 <= 1 + lam * dt):

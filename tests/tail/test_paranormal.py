@@ -78,14 +78,11 @@ def test_split_is_not_attempted_in_large_dimension():
     assert sp is None and "d = 25 > 24" in why
 
 
-def _fast_state_at(T: float) -> np.ndarray:
-    """A float64 RK4 state of FAST at time T (h = 2e-4): the independent oracle, and a
-    starting box for the lemma-only tests."""
-    X = np.array([[2, 0, .25], [1, .2, -.25], [-1, 1.5, .125]])
-    Vf = np.diag([2, 2, .5])
-
+def _rk4_x(X: np.ndarray, Vf: np.ndarray, Bf: np.ndarray, T: float) -> np.ndarray:
+    """Float64 RK4 (h = 2e-4) of ẋ_i = Σ_j P_ij V x_j, P = softmax(x_iᵀBx_j), from X to
+    time T: the independent oracle of the T8 tests."""
     def f(x):
-        S = x @ x.T
+        S = x @ Bf @ x.T
         S -= S.max(axis=1, keepdims=True)
         P = np.exp(S)
         return (P / P.sum(axis=1, keepdims=True)) @ x @ Vf.T
@@ -96,6 +93,13 @@ def _fast_state_at(T: float) -> np.ndarray:
         X = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
         t += h
     return X
+
+
+def _fast_state_at(T: float) -> np.ndarray:
+    """A float64 RK4 state of FAST at time T: the independent oracle, and a starting box
+    for the lemma-only tests."""
+    return _rk4_x(np.array([[2, 0, .25], [1, .2, -.25], [-1, 1.5, .125]]),
+                  np.diag([2, 2, .5]), np.eye(3), T)
 
 
 @pytest.fixture(scope="module")
@@ -247,23 +251,9 @@ def test_split_with_cross_terms_records_the_blocks():
 
 
 def _cross_state_at(T: float) -> np.ndarray:
-    """Float64 RK4 (h = 2e-4) of examples/thm5_2_cross_terms.json in x to time T: the
-    independent oracle."""
-    X = np.array([[1, 0, .5], [-1, 1, 1], [.5, .25, 0]])
-    Vf, Bf = np.diag([1, 1, .5]), np.array([[2, 0, .5], [0, 2, 0], [.5, 0, 1]])
-
-    def f(x):
-        S = x @ Bf @ x.T
-        S -= S.max(axis=1, keepdims=True)
-        P = np.exp(S)
-        return (P / P.sum(axis=1, keepdims=True)) @ x @ Vf.T
-
-    h, t = 2e-4, 0.0
-    while t < T - 1e-12:
-        k1 = f(X); k2 = f(X + h / 2 * k1); k3 = f(X + h / 2 * k2); k4 = f(X + h * k3)
-        X = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        t += h
-    return X
+    """examples/thm5_2_cross_terms.json in x at time T (float64 RK4): the oracle."""
+    return _rk4_x(np.array([[1, 0, .5], [-1, 1, 1], [.5, .25, 0]]), np.diag([1, 1, .5]),
+                  np.array([[2, 0, .5], [0, 2, 0], [.5, 0, 1]]), T)
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from certified import Instance
 from certified.checker import check_certificate
 from certified.verdict.certificate import to_certificate
 from certified.verdict.certify import certify
-from tests.test_checker import failing_field, redigest
+from tests.test_checker import failing_field, failing_field_after, redigest
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 #: the third-party instance V = diag(1, 0), Q = K = [[1, 1/2], [1/2, 1]], z = (0, 1), (0, 2)
@@ -100,12 +100,7 @@ def test_oracle_the_tokens_do_not_move_and_x0_stays_put(certs):
     ("2.1", ("verdict",), "certified", "verdict"),
 ])
 def test_edited_claims_rejected(certs, theorem, path, new, where):
-    c = copy.deepcopy(certs[theorem])
-    obj = c
-    for p in path[:-1]:
-        obj = obj[p]
-    obj[path[-1]] = new
-    assert failing_field(redigest(c)) == where
+    assert failing_field_after(certs[theorem], path, new) == where
 
 
 def test_a_constant_attention_claimed_for_a_moving_x_is_rejected():

@@ -14,22 +14,27 @@ from certified import Instance
 from certified.checker import check_certificate
 from certified.verdict.certificate import to_certificate
 from certified.verdict.certify import certify
-from tests.test_checker import failing_field, redigest
+from tests.test_checker import failing_field, failing_field_after, redigest
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 WANT = {"3.1": "certified", "5.2": "certified", "2.1": "certified", "4.2": "undecided",
         "8.5": "refuted"}
 
 
-@pytest.fixture(scope="module")
-def certs() -> dict:
-    inst = Instance.load(EX / "remark_7_9.json")
+def _certs(inst: Instance, theorems, lemma: str) -> dict:
+    """A verify certificate per theorem, each solved exactly by ``lemma`` (nothing
+    integrated)."""
     out = {}
-    for theorem in WANT:
+    for theorem in theorems:
         v = certify(inst, theorem, digits=20, max_seconds=None)
-        assert v.trajectory is None and v.tail.lemma == "S1", theorem
+        assert v.trajectory is None and v.tail.lemma == lemma, theorem
         out[theorem] = json.loads(json.dumps(to_certificate(v)))
     return out
+
+
+@pytest.fixture(scope="module")
+def certs() -> dict:
+    return _certs(Instance.load(EX / "remark_7_9.json"), WANT, "S1")
 
 
 def test_each_theorem_decided_by_lemma_s1_and_rechecked(certs):
@@ -55,12 +60,7 @@ def test_each_theorem_decided_by_lemma_s1_and_rechecked(certs):
     ("4.2", ("verdict",), "certified", "verdict"),
 ])
 def test_edited_claims_rejected(certs, theorem, path, new, where):
-    c = copy.deepcopy(certs[theorem])
-    obj = c
-    for p in path[:-1]:
-        obj = obj[p]
-    obj[path[-1]] = new
-    assert failing_field(redigest(c)) == where
+    assert failing_field_after(certs[theorem], path, new) == where
 
 
 # -- Lemma S2: the middle token of Theorem 2.1 (d = 1, tokens −a, 0, a) ------------------------
@@ -71,13 +71,8 @@ WANT_S2 = {"2.1": "certified", "3.1": "certified", "4.2": "certified", "5.2": "c
 
 @pytest.fixture(scope="module")
 def certs_s2() -> dict:
-    inst = Instance.create(V=[[1]], Q=[[1]], K=[[1]], X0=[[1], [0], [-1]])
-    out = {}
-    for theorem in WANT_S2:
-        v = certify(inst, theorem, digits=20, max_seconds=None)
-        assert v.trajectory is None and v.tail.lemma == "S2", theorem
-        out[theorem] = json.loads(json.dumps(to_certificate(v)))
-    return out
+    return _certs(Instance.create(V=[[1]], Q=[[1]], K=[[1]], X0=[[1], [0], [-1]]), WANT_S2,
+                  "S2")
 
 
 def test_middle_token_decided_by_lemma_s2_and_rechecked(certs_s2):
@@ -105,12 +100,7 @@ def test_middle_token_decided_by_lemma_s2_and_rechecked(certs_s2):
     ("2.1", ("timescale",), {"T_first": "0"}, "timescale"),
 ])
 def test_s2_edited_claims_rejected(certs_s2, theorem, path, new, where):
-    c = copy.deepcopy(certs_s2[theorem])
-    obj = c
-    for p in path[:-1]:
-        obj = obj[p]
-    obj[path[-1]] = new
-    assert failing_field(redigest(c)) == where
+    assert failing_field_after(certs_s2[theorem], path, new) == where
 
 
 # -- edits an adversarial review found accepted (each must now be rejected) -------------------
