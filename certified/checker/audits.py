@@ -12,7 +12,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .balls import Ball, const
+from mpmath import libmp as L
+
+from .balls import (Ball, add_down, add_up, const, div_down, div_up, exp_down, exp_up,
+                    mpf_down, mpf_up)
 from .errors import CheckFailure
 from .hypotheses import dominant, paranormal, rank  # rank re-exported: the verdict code uses it
 from .quadrature import Series, integrate
@@ -33,6 +36,16 @@ def _inside(pair: list, b: Ball, where: str) -> None:
     lo, hi = _q(pair[0], where), _q(pair[1], where)
     if not (lo <= b.lo_q() and b.hi_q() <= hi):
         raise CheckFailure(where, f"an interval containing the recomputed {b!r}",
+                           f"[{pair[0]}, {pair[1]}]")
+
+
+def _inside_mpf(pair: list, lo: tuple, hi: tuple, where: str) -> None:
+    """The stored [pair] contains the recomputed mpf interval [lo, hi] (compared through
+    mpfs rounded so that success proves the inclusion)."""
+    a, b = _q(pair[0], where), _q(pair[1], where)
+    if not (L.mpf_cmp(mpf_up(a), lo) <= 0 and L.mpf_cmp(hi, mpf_down(b)) <= 0):
+        raise CheckFailure(where, "an interval containing the recomputed "
+                           f"[{L.to_str(lo, 25)}, {L.to_str(hi, 25)}]",
                            f"[{pair[0]}, {pair[1]}]")
 
 
@@ -188,11 +201,17 @@ def check_stationary(lemma: dict, V: Mat, B: Mat, X0: Mat, witness: dict | None)
             s = [sum((X0[i][a] * B[a][b] * X0[j][b] for a in range(d) for b in range(d)),
                      Fraction(0)) for j in range(n)]
             for j in range(n):
-                tot = sum((const(s[k] - s[j]).exp() for k in range(n)), Ball(0, 0))
-                p = tot.recip()
-                _inside(lemma["attention_constant"][i][j], p,
-                        f"tail_lemma.attention_constant[{i}][{j}]")
-                if p.lo() > 0 and p.hi_q() < 1:
+                # P_ij = 1/Σ_k e^{s_k − s_j}, bounded in mpmath floats with directed
+                # rounding: relative precision, since an entry may be e^{−200} or smaller,
+                # below what a fixed-point ball resolves.
+                tot_lo, tot_hi = L.fzero, L.fzero
+                for k in range(n):
+                    tot_lo = add_down(tot_lo, exp_down(mpf_down(s[k] - s[j])))
+                    tot_hi = add_up(tot_hi, exp_up(mpf_up(s[k] - s[j])))
+                p_lo, p_hi = div_down(L.fone, tot_hi), div_up(L.fone, tot_lo)
+                _inside_mpf(lemma["attention_constant"][i][j], p_lo, p_hi,
+                            f"tail_lemma.attention_constant[{i}][{j}]")
+                if L.mpf_cmp(p_lo, L.fzero) > 0 and L.mpf_cmp(p_hi, L.fone) < 0:
                     boolean = False
         facts["boolean"] = boolean if not boolean else None
     if witness is not None:

@@ -268,9 +268,19 @@ def div_up(x: tuple, y: tuple) -> tuple:
     return L.mpf_div(x, y, _P, L.round_ceiling)
 
 
+def div_down(x: tuple, y: tuple) -> tuple:
+    """An mpf ≤ x/y for nonnegative x and positive y."""
+    return L.mpf_div(x, y, _P, L.round_floor)
+
+
 def add_up(x: tuple, y: tuple) -> tuple:
     """An mpf ≥ x + y."""
     return L.mpf_add(x, y, _P, L.round_ceiling)
+
+
+def add_down(x: tuple, y: tuple) -> tuple:
+    """An mpf ≤ x + y."""
+    return L.mpf_add(x, y, _P, L.round_floor)
 
 
 def le_q(x: tuple, q: Fraction) -> bool:

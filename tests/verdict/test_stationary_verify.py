@@ -170,6 +170,30 @@ def test_property_s0_instances_decided_and_rechecked(inst, theorem):
         assert c["verdict"] == "certified"
 
 
+def test_s0_attention_entries_far_below_the_fixed_point_unit():
+    """P(0) with entries near e^{-156} and e^{-52} (found by CI): the checker bounds each entry
+    to its relative precision, so the narrow stored intervals re-check; an interval that
+    misses the true value by one part in 10^19 is still rejected."""
+    inst = Instance.create(V=[[0, 0], [0, 0]], Q=[[1, 0], [0, 1]], K=[[2, 1], [1, 1]],
+                           X0=[[2, 1], [-6, -3]])
+    c = _cert(inst, "3.1")
+    P = c["tail_lemma"]["attention_constant"]
+    with mpmath.workdps(40):  # row 1: scores x_1ᵀB x_j = (−39, 117), so P_10 = 1/(1 + e^156)
+        true = 1 / (1 + mpmath.exp(mpmath.mpf(156)))
+        assert mpmath.mpf(P[1][0][0]) <= true <= mpmath.mpf(P[1][0][1])
+        assert true < mpmath.mpf("1e-67")
+    rep = check_certificate(copy.deepcopy(c))
+    assert rep.valid, rep.message
+    bad = copy.deepcopy(c)
+    lo = mpmath.mpf(P[1][0][0])
+    with mpmath.workdps(40):
+        shifted = mpmath.nstr(lo * (1 + mpmath.mpf("1e-18")), 25)
+    bad["tail_lemma"]["attention_constant"][1][0] = [shifted, P[1][0][1]]
+    redigest(bad)
+    rep = check_certificate(bad)
+    assert not rep.valid and "attention_constant[1][0]" in rep.message, rep.message
+
+
 # -- edits an adversarial review found accepted (each must now be rejected) -------------------
 
 @pytest.mark.parametrize("edit,where", [
