@@ -70,15 +70,17 @@ class Report:
 
 
 def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None = None,
-                      workers: int = 1) -> Report:
+                      workers: int = 1, run_chunks: Callable | None = None) -> Report:
     """Re-verify a parsed certificate. Raises :class:`Malformed` if it cannot be read;
     returns a :class:`Report` (invalid with the first failure, or valid).
 
     ``workers`` > 1 replays contiguous chunks of the steps in that many processes
-    (:func:`.replay.replay_steps`, Lemma C12); the outcome is the same as with 1."""
+    (:func:`.replay.replay_steps`, Lemma C12); the outcome is the same as with 1.
+    ``run_chunks(fn, payloads)``, if given, runs those chunks elsewhere (e.g. on Dask:
+    :meth:`certified.studies.engine.Engine.map_unordered`), with the same outcome."""
     arithmetic_selftest()  # raises ArithmeticUnfit (a Malformed: exit 2) on a bad FPU mode
     with _long_numbers():
-        return _check_certificate(obj, progress, workers)
+        return _check_certificate(obj, progress, workers, run_chunks=run_chunks)
 
 
 @dataclass
@@ -95,6 +97,7 @@ class _Ctx:
     audit: dict | None
     progress: Callable[[int, Fraction], None] | None
     workers: int
+    run_chunks: Callable | None = None  # an external executor for the chunks (Dask)
     steps_checked: int = 0
     replay: bool = True  # False only in _check_claims_only (tests): never a valid report
 
@@ -354,7 +357,7 @@ def _check_replayed(ctx: _Ctx, code: str | None) -> str:
     if not ctx.replay:
         return "claims checked; steps NOT replayed"
     replay_steps(field, ctx.X0, integ["steps"], records, t_end, ctx.progress, ctx.workers,
-                 lambda S: rule.at_T(ctx, parsed, S))
+                 lambda S: rule.at_T(ctx, parsed, S), run_chunks=ctx.run_chunks)
     ctx.steps_checked = len(records)
     return rule.finish(ctx, parsed)
 
@@ -394,7 +397,8 @@ def _split_failure(message: str) -> tuple[str, str, str]:
 
 
 def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None,
-                       workers: int, replay: bool = True) -> Report:
+                       workers: int, replay: bool = True,
+                       run_chunks: Callable | None = None) -> Report:
     t_start = time.perf_counter()
     _schema_check(obj)
     _number_sizes_check(obj)
@@ -417,7 +421,7 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
         B = [[sum((Q[r][a] * K[r][b] for r in range(len(Q))), Fraction(0)) for b in range(d)]
              for a in range(d)]
         ctx = _Ctx(obj, V, B, X0, _scalar(V), obj.get("tail_lemma"), obj.get("integration"),
-                   audit, progress, workers, replay=replay)
+                   audit, progress, workers, run_chunks=run_chunks, replay=replay)
         code = _lemma_code(ctx.lemma)
         _check_hypotheses(ctx, code)
         # The balls' scale is module state: set for this check only (restored after), before
@@ -557,7 +561,7 @@ def _shapes(V: list, Q: list, K: list, X0: list, inst: dict) -> None:
 
 
 def check_file(path: str, progress: Callable[[int, Fraction], None] | None = None,
-               workers: int = 1) -> Report:
+               workers: int = 1, run_chunks: Callable | None = None) -> Report:
     """Read and check a certificate file (:class:`Malformed` if it is not readable JSON)."""
     try:
         with open(path, encoding="utf-8") as fh, _long_numbers():
@@ -568,4 +572,4 @@ def check_file(path: str, progress: Callable[[int, Fraction], None] | None = Non
         raise Malformed(f"{path} is not JSON: {exc}") from None
     except ValueError as exc:  # an integer literal beyond MAX_STR_DIGITS digits
         raise Malformed(f"{path}: {exc}") from None
-    return check_certificate(obj, progress, workers)
+    return check_certificate(obj, progress, workers, run_chunks)

@@ -183,9 +183,34 @@ def _chunk(lo: int, hi: int, j: int) -> tuple:
         return ("fail", str(exc))
 
 
+def _chunk_task(payload: tuple) -> tuple:
+    """A chunk as a self-contained task, for an external executor (e.g. a Dask worker on
+    another machine): ``(j, field, start, steps, replay, N, lo, hi, bits)`` → ``(j, "ok",
+    set)`` or ``(j, "fail", message)``. ``steps`` and ``replay`` hold only records lo … hi
+    − 1; ``start`` is the exact initial tokens X0 (chunk 0) or record lo − 1, whose stored
+    set starts the chunk (Lemma C12). The worker's arithmetic is self-tested first and the
+    balls' scale set for the task: neither is inherited from the process that asked."""
+    from threadpoolctl import threadpool_limits  # lazy: only when replaying chunks
+
+    from .balls import scaled
+    from .selftest import arithmetic_selftest
+
+    j, field, start, steps, replay, N, lo, hi, bits = payload
+    try:
+        arithmetic_selftest()
+        with scaled(bits), threadpool_limits(1, user_api="blas"), np.errstate(all="ignore"):
+            S = (initial_set(start) if lo == 0 else
+                 parse_set(start["set"], N, f"integration.replay[{lo - 1}].set"))
+            # indices as in the whole certificate (messages name the global record)
+            return (j, "ok", _run(field, S, [None] * lo + list(steps),
+                                  [None] * lo + list(replay), lo, hi))
+    except Exception as exc:  # noqa: BLE001 — re-decided in order by the caller
+        return (j, "fail", str(exc))
+
+
 def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
                  t_end: Fraction, progress=None, workers: int = 1,
-                 final=None) -> LohnerSet:
+                 final=None, run_chunks=None) -> LohnerSet:
     """Replay ``replay`` (aligned with ``steps``: [t0, h] strings) from t = 0 to t_end and
     return the checker's set at t_end, after calling ``final(S)`` on it (the caller's
     check at T, which raises :class:`CheckFailure`).
@@ -196,6 +221,12 @@ def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: li
     ``final``, fails, everything after chunk 0 is replayed again in order from chunk 0's
     own set — the sequential check — so the outcome, and the first failure reported, are
     those of ``workers=1``; the chunks only make a valid certificate faster to check.
+
+    ``run_chunks``, if given, runs the chunks instead of local forks: a callable
+    ``run_chunks(fn, payloads)`` that yields ``fn(payload)`` for every payload as they
+    finish (e.g. :meth:`certified.studies.engine.Engine.map_unordered`, on Dask). All
+    ``workers`` chunks, chunk 0 included, are then tasks (:func:`_chunk_task`), and the
+    outcome is again that of ``workers=1``.
     """
     from threadpoolctl import threadpool_limits  # lazy: only when replaying chunks
 
@@ -203,11 +234,12 @@ def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: li
     # (10% on one process, measured; more with several workers on the same cores).
     with threadpool_limits(1, user_api="blas"), np.errstate(all="ignore"):
         # (floating-point warnings are not errors here: a non-finite ball never passes)
-        return _replay(field, X0, steps, replay, t_end, progress, workers, final)
+        return _replay(field, X0, steps, replay, t_end, progress, workers, final,
+                       run_chunks)
 
 
 def _replay(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
-            t_end: Fraction, progress, workers: int, final) -> LohnerSet:
+            t_end: Fraction, progress, workers: int, final, run_chunks=None) -> LohnerSet:
     """:func:`replay_steps` with BLAS limited to one thread."""
     global _JOB
     S = initial_set(X0)
@@ -224,6 +256,9 @@ def _replay(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
     if t != t_end:
         raise CheckFailure("integration.replay", f"steps reaching t = {t_end}", f"t = {t}")
     final = final if final is not None else (lambda S: None)
+    if run_chunks is not None and workers > 1 and len(replay) >= MIN_CHUNK * workers:
+        return _replay_tasks(field, X0, S, steps, replay, progress, workers, final,
+                             run_chunks)
     import multiprocessing as mp  # lazy: only for a chunked (multi-process) replay
 
     if workers <= 1 or len(replay) < MIN_CHUNK * workers or \
@@ -273,6 +308,52 @@ def _replay(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
         j = max(i for i in range(workers) if cuts[i] <= k)
         if progress is not None and k >= cuts[j] + shown[j]:
             progress(k, t)
+    S = _run(field, S0, steps, replay, cuts[1], len(replay), unseen)
+    final(S)
+    return S
+
+
+def _replay_tasks(field: Field, X0: list[list[Fraction]], S: LohnerSet, steps: list,
+                  replay: list, progress, workers: int, final, run_chunks) -> LohnerSet:
+    """The chunked replay with every chunk a task of ``run_chunks`` (see
+    :func:`replay_steps`); falls back to the sequential check exactly as the forks do."""
+    from .balls import scale  # lazy: only for tasks
+
+    cuts = [len(replay) * j // workers for j in range(workers + 1)]
+    N = S.c.shape[0]
+    payloads = [(j, field, X0 if j == 0 else replay[cuts[j] - 1],
+                 steps[cuts[j]:cuts[j + 1]], replay[cuts[j]:cuts[j + 1]], N,
+                 cuts[j], cuts[j + 1], scale()) for j in range(workers)]
+    results: dict[int, tuple] = {}
+    try:
+        for j, status, value in run_chunks(_chunk_task, payloads):
+            if j in results:  # a task an executor ran twice: the first result stands
+                continue
+            results[j] = (status, value)
+            if progress is not None and status == "ok":
+                for k in range(cuts[j], cuts[j + 1]):
+                    progress(k, Fraction(steps[k][0]) + Fraction(steps[k][1]))
+    except Exception:  # noqa: BLE001 — the executor failed, not a step: decided in order
+        pass
+    for j in range(workers):
+        results.setdefault(j, ("fail", "no result from the executor"))
+    if all(results[j][0] == "ok" for j in range(workers)):
+        try:
+            final(results[workers - 1][1])
+            return results[workers - 1][1]
+        except (CheckFailure, BallError):
+            pass
+    # Decided as the sequential check: chunk 0 again here if it failed, then the rest.
+    reported = {j for j in results if results[j][0] == "ok"}
+
+    def unseen(k: int, t: Fraction) -> None:
+        j = max(i for i in range(workers) if cuts[i] <= k)
+        if progress is not None and j not in reported:
+            progress(k, t)
+    if results[0][0] == "ok":
+        S0 = results[0][1]
+    else:
+        S0 = _run(field, S, steps, replay, 0, cuts[1], unseen)
     S = _run(field, S0, steps, replay, cuts[1], len(replay), unseen)
     final(S)
     return S

@@ -20,11 +20,17 @@ __all__ = ['check', 'audit']
 @click.argument("cert")
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=None,
               help="Processes replaying chunks of the steps at once (default: the usable "
-              "cores). The verdict does not depend on it.")
+              "cores; with --scheduler, the chunks: default one per worker thread of the "
+              "cluster). The verdict does not depend on it.")
+@click.option("--scheduler", default=None,
+              help="Replay the chunks on Dask: 'local' (a LocalCluster of --workers "
+              "processes) or the address of a running scheduler (tcp://host:port). "
+              "Each worker self-tests its arithmetic before its chunk.")
 @click.pass_context
 @click.option("--format", "fmt", type=click.Choice(["summary", "json"]), default="summary",
               show_default=True, help="One line for people, or the JSON report.")
-def check(ctx: click.Context, cert: str, workers: int | None, fmt: str) -> None:
+def check(ctx: click.Context, cert: str, workers: int | None, scheduler: str | None,
+          fmt: str) -> None:
     """Re-verify the certificate CERT independently (``certified.checker``).
 
     Replays every validated step in the checker's own arithmetic (Python integers,
@@ -41,9 +47,17 @@ def check(ctx: click.Context, cert: str, workers: int | None, fmt: str) -> None:
         from tqdm import tqdm  # lazy: CLI startup
 
         bar = tqdm(unit="step", file=sys.stderr, leave=False, desc="checking")
+    tick = (lambda k, t: bar.update(1)) if bar is not None else None
     try:
-        report = check_file(cert, (lambda k, t: bar.update(1)) if bar is not None else None,
-                            workers if workers is not None else usable_cores())
+        if scheduler is None:
+            report = check_file(cert, tick, workers if workers is not None else usable_cores())
+        else:
+            from certified.studies.engine import open_engine, require_dask  # lazy: optional
+
+            require_dask()
+            with open_engine(scheduler, workers) as engine:
+                report = check_file(cert, tick, workers or engine.slots,
+                                    run_chunks=engine.map_unordered)
     except ArithmeticUnfit as exc:  # the machine, not the certificate
         click.echo(f"certified: refusing to check: {_one_line(str(exc))}", err=True)
         ctx.exit(2)

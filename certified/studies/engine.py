@@ -50,12 +50,17 @@ class Engine:
     ----------
     description : str
         Where the tasks run (for progress messages), e.g. the Dask dashboard address.
+    slots : int
+        How many tasks run at once (processes, or the cluster's worker threads when it
+        was joined).
     """
 
     def __init__(self, description: str, submit_all: Callable[[Callable[[Any], Any],
                                                                Sequence[Any]],
-                                                              Iterator[Any]]) -> None:
+                                                              Iterator[Any]],
+                 slots: int = 1) -> None:
         self.description = description
+        self.slots = slots
         self._submit_all = submit_all
 
     def map_unordered(self, fn: Callable[[Any], Any], payloads: Sequence[Any]
@@ -95,7 +100,7 @@ def open_engine(scheduler: str | None = None, workers: int | None = None
                 for fut in as_completed([pool.submit(fn, p) for p in payloads]):
                     yield fut.result()
 
-            yield Engine(f"{n} local processes", run_pool)
+            yield Engine(f"{n} local processes", run_pool, n)
         return
     require_dask()
     from distributed import Client, LocalCluster  # lazy: optional dependency (dask)
@@ -124,7 +129,9 @@ def open_engine(scheduler: str | None = None, workers: int | None = None
                     yield fut.result()
 
             where = client.dashboard_link or scheduler
-            yield Engine(f"Dask at {client.scheduler.address} (dashboard {where})", run_dask)
+            slots = n if cluster is not None else max(1, sum(client.nthreads().values()))
+            yield Engine(f"Dask at {client.scheduler.address} (dashboard {where})", run_dask,
+                         slots)
     finally:
         if cluster is not None:
             cluster.close()

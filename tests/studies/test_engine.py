@@ -4,6 +4,7 @@ once, a rerun adds nothing, and the answers are those of local processes."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -119,3 +120,46 @@ def test_local_engine_runs_in_this_process_with_one_worker():
     with open_engine(None, 1) as engine:
         assert engine.description == "this process"
         assert sorted(engine.map_unordered(abs, [-2, 1, -3])) == [1, 2, 3]
+
+
+def _tasks_finished(address: str) -> int:
+    """Tasks the scheduler has seen finish on a worker (``Engine`` tasks only)."""
+    with distributed.Client(address, timeout="60s") as client:
+        counts = client.run_on_scheduler(lambda dask_scheduler: {
+            k: dict(v.state_counts) for k, v in dask_scheduler.task_prefixes.items()})
+    return counts.get("one_blas_thread_call", {}).get("memory", 0)
+
+
+def test_check_replays_chunks_on_the_cluster(cluster, tmp_path):
+    """``certified check --scheduler tcp://…``: the chunks of a 71-step certificate run as
+    tasks on the two workers; the report is the one-process report, for the valid
+    certificate and for one edited in its second chunk."""
+    from click.testing import CliRunner
+
+    from certified.cli import cli
+    from tests.test_checker import redigest
+
+    address, _ = cluster
+    data = Path(__file__).parents[1] / "checker" / "data" / "t8_52_cross.json.gz"
+    cert = json.loads(gzip.decompress(data.read_bytes()))
+    bad = json.loads(json.dumps(cert))
+    bad["integration"]["replay"]["records"][60]["rho"] = "1"
+    redigest(bad)
+    runner = CliRunner()
+    outs = {}
+    for name, obj in (("ok", cert), ("bad", bad)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(obj))
+        for opts in (["--workers", "1"], ["--scheduler", address]):
+            before = _tasks_finished(address)
+            r = runner.invoke(cli, ["check", str(path), "--format", "json", *opts])
+            assert r.exit_code == (0 if name == "ok" else 1), r.output
+            outs[name, opts[0]] = json.loads(r.stdout)
+            # two chunks ran on the cluster with --scheduler, none without
+            assert _tasks_finished(address) - before == (2 if "--scheduler" in opts else 0)
+    for name in ("ok", "bad"):
+        one, dask = outs[name, "--workers"], outs[name, "--scheduler"]
+        assert {k: v for k, v in one.items() if k != "seconds"} == \
+            {k: v for k, v in dask.items() if k != "seconds"}
+    assert outs["ok", "--scheduler"]["valid"] is True
+    assert "replay[60].rho" in outs["bad", "--scheduler"]["message"]

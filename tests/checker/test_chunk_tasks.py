@@ -1,0 +1,77 @@
+"""The chunked replay through an external executor (``run_chunks``, what ``certified
+check --scheduler`` hands the checker): the same report as one process, for a valid
+certificate and for one edited in a late chunk, whatever the executor does with the tasks
+(finishes them out of order, runs one twice, or fails)."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from certified.checker import check_certificate
+from certified.checker import replay as replay_mod
+from tests.test_checker import redigest
+
+CERT = Path(__file__).parent / "data" / "t8_52_cross.json.gz"  # 71 steps: 2 or 4 chunks
+
+
+@pytest.fixture(scope="module")
+def cert() -> dict:
+    return json.loads(gzip.decompress(CERT.read_bytes()))
+
+
+@pytest.fixture(scope="module")
+def reference(cert):
+    """The one-process report (the outcome every executor must reproduce)."""
+    return check_certificate(copy.deepcopy(cert), workers=1)
+
+
+def _reversed_twice(fn, payloads):
+    """Runs every task in this process, last chunk first, and reports chunk 0 twice."""
+    out = [fn(copy.deepcopy(p)) for p in reversed(payloads)]
+    yield from out
+    yield out[-1]
+
+
+def _fails_midway(fn, payloads):
+    yield fn(payloads[-1])
+    raise OSError("the cluster went away")
+
+
+def _calls(monkeypatch) -> list:
+    seen: list = []
+    real = replay_mod._chunk_task
+    monkeypatch.setattr(replay_mod, "_chunk_task",
+                        lambda p: seen.append(p[0]) or real(p))
+    return seen
+
+
+@pytest.mark.parametrize("executor,workers", [(_reversed_twice, 2), (_reversed_twice, 4),
+                                              (_fails_midway, 2)])
+def test_valid_certificate_through_an_executor(cert, reference, executor, workers,
+                                               monkeypatch):
+    seen = _calls(monkeypatch)
+    ref = reference
+    rep = check_certificate(copy.deepcopy(cert), workers=workers, run_chunks=executor)
+    assert ref.valid and rep.valid, rep.message
+    assert rep.message == ref.message and rep.steps_checked == ref.steps_checked == 71
+    # the chunks really ran as tasks (not the local forks)
+    assert sorted(set(seen)) == (list(range(workers)) if executor is _reversed_twice
+                                 else [workers - 1])
+
+
+def test_edit_in_a_late_chunk_gives_the_sequential_failure(cert):
+    bad = copy.deepcopy(cert)
+    rec = bad["integration"]["replay"]["records"][60]
+    rec["rho"] = str(2 * Fraction(rec["rho"]))  # chunk 1 of 2 (records 35 … 70)
+    redigest(bad)
+    ref = check_certificate(copy.deepcopy(bad), workers=1)
+    rep = check_certificate(copy.deepcopy(bad), workers=2, run_chunks=_reversed_twice)
+    assert not ref.valid and not rep.valid
+    assert rep.message == ref.message
+    assert rep.message.startswith("integration.replay[60].rho: Expected"), rep.message
