@@ -182,7 +182,8 @@ def summary_lines(cert: Mapping[str, Any]) -> str:
 def verify(instance: Instance | str | Path | Mapping[str, Any], theorem: str = "auto", *,
            digits: int = 30, t_max: Fraction | int | str = 8,
            refine_t: Fraction | int | str = 3, max_seconds: float | None = None,
-           backend: str = "flint", progress: bool = False) -> VerifyResult:
+           max_steps: int | None = None, backend: str = "flint",
+           progress: bool = False) -> VerifyResult:
     """Certify or refute a theorem's limit statement on ``instance``.
 
     Parameters
@@ -199,6 +200,9 @@ def verify(instance: Instance | str | Path | Mapping[str, Any], theorem: str = "
     max_seconds : float, optional
         Outer wall-clock safety cap; reaching it gives ``UNDECIDED`` with reason
         "wall-clock cap", never a different certified result.
+    max_steps : int, optional
+        At most this many validated steps per integration (a deterministic budget, like
+        ``t_max``).
     backend : {"flint", "mpmath"}
     progress : bool
         Progress bar on stderr.
@@ -218,8 +222,8 @@ def verify(instance: Instance | str | Path | Mapping[str, Any], theorem: str = "
     """
     inst = _instance(instance)
     v = certify(inst, theorem, precision=Precision.build(digits), t_max=t_max,
-                refine_t=refine_t, max_seconds=max_seconds, backend=backend,
-                progress=progress)
+                refine_t=refine_t, max_seconds=max_seconds, max_steps=max_steps,
+                backend=backend, progress=progress)
     return VerifyResult(Verdict(v.verdict), v.theorem, v.reason, v.limit, v)
 
 

@@ -132,6 +132,9 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
 @click.option("--refine-t", "refine_t", default="3", show_default=True,
               help="After the first verdict at T, integrate at most to T + this to tighten "
               "the limits to the requested digits (0: stop at the first verdict).")
+@click.option("--max-steps", "max_steps", type=click.IntRange(min=1), default=None,
+              help="At most this many validated steps per integration (a deterministic "
+              "budget, like --t-max). Default: none.")
 @click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),
               default=None, help="Outer wall-clock cap (default: none). Reaching it gives "
               "undecided with reason 'wall-clock cap', never another result.")
@@ -149,7 +152,7 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
               "(needs matplotlib).")
 @_FORMAT
 def verify(file: str, theorem: str, digits: int, t_max: str, refine_t: str,
-           max_seconds: float | None, step: str, backend: str, out: str | None,
+           max_steps: int | None, max_seconds: float | None, step: str, backend: str, out: str | None,
            plot: str | None, fmt: str) -> None:
     """Certify or refute a theorem's limit statement on the instance in FILE.
 
@@ -176,7 +179,7 @@ def verify(file: str, theorem: str, digits: int, t_max: str, refine_t: str,
                                                     ".certificate.json")
     inst = Instance.load(file)
     v = certify(inst, theorem, precision=prec, t_max=tm, refine_t=rt,
-                max_seconds=max_seconds, backend=backend, step=step,
+                max_seconds=max_seconds, max_steps=max_steps, backend=backend, step=step,
                 progress=sys.stderr.isatty())
     cert = to_certificate(v)
     text = json.dumps(cert, indent=1, ensure_ascii=False)

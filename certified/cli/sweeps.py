@@ -28,6 +28,10 @@ _MAX_SECONDS = click.option("--max-seconds", "max_seconds",
                             type=click.FloatRange(min=0, min_open=True), default=None,
                             help="Per instance: an outer wall-clock cap (undecided, "
                             "'wall-clock cap', when reached). Default: none.")
+_MAX_STEPS = click.option("--max-steps", "max_steps", type=click.IntRange(min=1),
+                          default=None,
+                          help="Per instance: at most this many validated steps per "
+                          "integration (deterministic, like --t-max). Default: none.")
 _WORKERS = click.option("--workers", type=click.IntRange(min=1), default=None,
                         help="Processes (default: the cores this process may use).")
 _SCHEDULER = click.option("--scheduler", default=None,
@@ -53,6 +57,7 @@ _SCHEDULER = click.option("--scheduler", default=None,
 @click.option("--spread", type=click.FloatRange(min=0, min_open=True), default=3.0,
               show_default=True, help="Tokens uniform in [-spread, spread]^d (families).")
 @_T_MAX
+@_MAX_STEPS
 @_MAX_SECONDS
 @_WORKERS
 @_SCHEDULER
@@ -61,7 +66,7 @@ _SCHEDULER = click.option("--scheduler", default=None,
 @click.option("--records", default=None, help="Folder for audit records of refuted instances.")
 def explore(family: str | None, theorem: str | None, violate: str | None, samples: int,
             n_tokens: int, dim: int, seed: int, spread: float, t_max: str,
-            max_seconds: float | None, workers: int | None, scheduler: str | None, out: str,
+            max_steps: int | None, max_seconds: float | None, workers: int | None, scheduler: str | None, out: str,
             records: str | None) -> None:
     """Sweep sampled instances, certify each, and print the boundary map (JSON).
 
@@ -102,7 +107,8 @@ def explore(family: str | None, theorem: str | None, violate: str | None, sample
                                      param_hint="--violate")
         thm = theorem
         insts = strategy_instances(theorem, samples, violate=violate, seed=seed)
-    rows = sweep(insts, thm, out, t_max=tm, max_seconds=max_seconds, workers=workers,
+    rows = sweep(insts, thm, out, t_max=tm, max_steps=max_steps, max_seconds=max_seconds,
+                 workers=workers,
                  records=records, progress=sys.stderr.isatty(), scheduler=scheduler)
     res = {"theorem": thm, "source": family or f"strategy {theorem}"
            + (f" violating {violate}" if violate else ""), **boundary_map(rows)}
@@ -166,13 +172,14 @@ def batch() -> None:
               default="auto", show_default=True)
 @click.option("--digits", type=int, default=20, show_default=True)
 @_T_MAX
+@_MAX_STEPS
 @_MAX_SECONDS
 @_WORKERS
 @_SCHEDULER
 @click.option("--out", callback=_out_path, required=True,
               help="One JSON line per file (appended; a rerun skips the files done).")
 def batch_verify(files: tuple[str, ...], theorem: str, digits: int, t_max: str,
-                 max_seconds: float | None, workers: int | None, scheduler: str | None,
+                 max_steps: int | None, max_seconds: float | None, workers: int | None, scheduler: str | None,
                  out: str) -> None:
     """Verify every instance FILE; one row per file in --out; print the counts (JSON)."""
     from certified.exact.instance import Instance  # lazy: CLI startup
@@ -185,7 +192,7 @@ def batch_verify(files: tuple[str, ...], theorem: str, digits: int, t_max: str,
     if scheduler is not None:
         require_dask()
     insts = [Instance.load(f) for f in files]  # every file read before any work
-    rows = sweep(insts, theorem, out, t_max=tm, max_seconds=max_seconds,
-                 digits=prec.digits, workers=workers, progress=sys.stderr.isatty(),
+    rows = sweep(insts, theorem, out, t_max=tm, max_steps=max_steps,
+                 max_seconds=max_seconds, digits=prec.digits, workers=workers, progress=sys.stderr.isatty(),
                  scheduler=scheduler, labels=list(files))
     click.echo(json.dumps({"files": len(files), **boundary_map(rows)}, indent=1))

@@ -17,13 +17,18 @@ from typing import Iterator
 
 from certified.errors import ValidationError
 
-__all__ = ["WallClockCap", "check", "wall_clock_cap"]
+__all__ = ["StepBudget", "WallClockCap", "check", "wall_clock_cap"]
 
 _DEADLINE: ContextVar[float | None] = ContextVar("certified_deadline", default=None)
 
 
 class WallClockCap(ValidationError):
     """The outer wall-clock cap (``max_seconds``) was reached: never a verdict by itself."""
+
+
+class StepBudget(ValidationError):
+    """The deterministic step budget (``max_steps`` validated steps) was spent: the run is
+    certified up to there, and the same budget stops at the same step on any machine."""
 
 
 @contextmanager

@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from certified.enclose.arith import get_backend
 from certified.enclose.arith.base import Backend
-from certified.enclose.deadline import WallClockCap, wall_clock_cap
+from certified.enclose.deadline import StepBudget, WallClockCap, wall_clock_cap
 from certified.enclose.deadline import check as check_deadline
 from certified.enclose.defect_step import DefectRejected, DefectStepper
 from certified.enclose.field import AttentionField
@@ -38,7 +38,8 @@ from certified.exact.rationals import bounds_to_json, fraction_to_str, to_fracti
 from certified.exact.variant_spec import Pieces, certifiable
 from certified.precision import Precision
 
-__all__ = ["StopReason", "Trajectory", "enclose_trajectory", "trajectory_midpoints"]
+__all__ = ["StopReason", "Trajectory", "check_max_steps", "enclose_trajectory",
+           "trajectory_midpoints"]
 
 #: Radii above this (absolute, in z) count as a blow-up and trigger more precision.
 BLOWUP_RADIUS = Fraction(1, 10 ** 3)
@@ -54,7 +55,8 @@ class StopReason:
         ``"t_final"`` (reached), ``"predicate"`` (the ``until`` predicate held),
         ``"validation"`` (a step could not be validated: :class:`ValidationError`),
         ``"undecided"`` (a comparison could not be decided: :class:`UndecidedError`),
-        ``"wall-clock cap"`` (the outer safety cap, ``max_seconds``).
+        ``"wall-clock cap"`` (the outer safety cap, ``max_seconds``), ``"step budget"``
+        (``max_steps`` validated steps taken: deterministic).
     t : Fraction
         Time reached (every step before it validated).
     message : str
@@ -210,10 +212,13 @@ class _Run:
     #: with I6 as the fallback on every step where it fails).
     step: str
     until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None
+    #: Deterministic budget: at most this many validated steps per attempt (None: none).
+    max_steps: int | None = None
 
 
 def _stop(exc: Exception, t: Fraction, bits: int) -> StopReason:
     kind = "wall-clock cap" if isinstance(exc, WallClockCap) else \
+        "step budget" if isinstance(exc, StepBudget) else \
         "validation" if isinstance(exc, ValidationError) else "undecided"
     return StopReason(kind, t, str(exc), bits, exc)
 
@@ -271,6 +276,9 @@ def _run_continuous(run: _Run, t_final: Fraction, bits: int, order: int, target_
             rho_min = Fraction(1, 2 ** 30) * max(t_final, Fraction(1))
             while t < t_final:
                 check_deadline(t)
+                if run.max_steps is not None and len(steps) >= run.max_steps:
+                    raise StepBudget(f"the step budget max_steps = {run.max_steps} was "
+                                     "spent", t=t)
                 target = pending[0] if pending else t_final
                 scale = 1 + max(abs(bk.bounds(v)[1]) for v in S.c)
                 res = None
@@ -450,8 +458,8 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
                        initial_box: np.ndarray | None = None,
                        max_seconds: float | None = None,
                        until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None = None,
-                       precision: Precision | None = None, step: str = "defect"
-                       ) -> Trajectory:
+                       precision: Precision | None = None, step: str = "defect",
+                       max_steps: int | None = None) -> Trajectory:
     """Certified enclosures of the trajectory of ``instance`` on [0, t_final].
 
     Parameters
@@ -492,6 +500,10 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
         The validated step of continuous runs: Lemma I10 (the default: steps set by
         analyticity, with I6 as the fallback wherever it fails) or Lemma I6 alone. The
         independent checker replays both (its Lemmas C3 and C20).
+    max_steps : int, optional
+        Continuous time: a deterministic budget of validated steps. The run stops there
+        (``stop.kind == "step budget"``), certified up to where it stopped, and is not
+        retried at more bits.
     precision : Precision, optional
         The run's precision (digits, order, starting bits, escalation cap), built once
         by the caller; default ``Precision.build(digits, bits=bits, order=order,
@@ -531,6 +543,7 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
                                  "layer times k·Δt")
     if step not in ("picard", "defect"):
         raise InputError("step", f"{step!r} is not a step method", "'picard' or 'defect'")
+    check_max_steps(max_steps)
     prec = precision if precision is not None else \
         Precision.build(digits, bits=bits, order=order, max_bits=max_bits)
     bk = get_backend(backend)
@@ -538,10 +551,19 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
     t0 = _time.perf_counter()
     with wall_clock_cap(max_seconds):
         best, attempts = _escalate(_Run(instance, report, bk, variable, coordinates, hm,
-                                        progress, step, until), tf, prec, initial_box)
+                                        progress, step, until, max_steps), tf, prec,
+                                   initial_box)
     best.wall_seconds = _time.perf_counter() - t0
     best.attempts = attempts
     return best
+
+
+def check_max_steps(max_steps: object) -> None:
+    """Raise :class:`InputError` unless ``max_steps`` is None or an integer ≥ 1."""
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int)
+                                  or max_steps < 1):
+        raise InputError("max_steps", f"{max_steps!r} is not a positive integer",
+                         "an integer >= 1, or None")
 
 
 def _escalate(run: _Run, tf: Fraction, prec: Precision, initial_box: Any
@@ -566,7 +588,7 @@ def _escalate(run: _Run, tf: Fraction, prec: Precision, initial_box: Any
             best = traj
         if traj.certified_until >= tf or traj.stopped_by_predicate:
             break
-        if traj.stop is not None and traj.stop.kind == "wall-clock cap":
+        if traj.stop is not None and traj.stop.kind in ("wall-clock cap", "step budget"):
             break
         if b * 2 > cap:
             best.escalation = f"precision cap: {2 * b} bits would exceed max_bits = {cap}"

@@ -87,13 +87,16 @@ def strategy_instances(theorem: str, count: int, *, violate: str | None = None,
     return out[:count]
 
 
-def _one(payload: tuple[int, dict[str, Any], str, Any, int, float | None]) -> dict[str, Any]:
+def _one(payload: tuple[int, dict[str, Any], str, Any, int, float | None, int | None]
+         ) -> dict[str, Any]:
     """One instance's row: a pure function of its payload (the verdict depends on the
-    t budget, never on the machine: a task that runs twice gives the same row)."""
-    index, inst_json, theorem, t_max, digits, cap = payload
+    t and step budgets, never on the machine: a task that runs twice gives the same row;
+    only the outer wall-clock cap, if set, can depend on load, and says so)."""
+    index, inst_json, theorem, t_max, digits, cap, max_steps = payload
     inst = Instance.from_json(inst_json)
     t0 = time.perf_counter()
-    v = certify(inst, theorem, digits=digits, t_max=t_max, max_seconds=cap, refine_t=0)
+    v = certify(inst, theorem, digits=digits, t_max=t_max, max_seconds=cap, refine_t=0,
+                max_steps=max_steps)
     traj = v.trajectory
     rank = None
     for src in (v.limit, v.evidence):
@@ -113,7 +116,7 @@ def _one(payload: tuple[int, dict[str, Any], str, Any, int, float | None]) -> di
 
 def sweep(instances: list[Instance], theorem: str, out: str | Path, *,
           t_max: Fraction | int | str = 6, max_seconds: float | None = None,
-          digits: int = 20, workers: int | None = None, records: str | Path | None = None,
+          max_steps: int | None = None, digits: int = 20, workers: int | None = None, records: str | Path | None = None,
           progress: bool | None = None, scheduler: str | None = None,
           labels: list[str] | None = None) -> list[dict[str, Any]]:
     """Certify every instance (resuming from ``out``, a JSON-lines file); return all rows.
@@ -122,6 +125,8 @@ def sweep(instances: list[Instance], theorem: str, out: str | Path, *,
     ----------
     t_max : number
         The deterministic budget of each instance: the latest time a lemma is tried.
+    max_steps : int, optional
+        A second deterministic budget: validated steps per integration.
     max_seconds : float, optional
         Outer wall-clock cap of each instance (reaching it gives undecided, "wall-clock
         cap").
@@ -148,7 +153,7 @@ def sweep(instances: list[Instance], theorem: str, out: str | Path, *,
                 raise InputError(str(out), f"line {k} is not a results row",
                                  "a JSON-lines file written by certified explore, or a new "
                                  "path") from None
-    todo = [(i, inst.to_json(), theorem, str(t_max), digits, max_seconds)
+    todo = [(i, inst.to_json(), theorem, str(t_max), digits, max_seconds, max_steps)
             for i, inst in enumerate(instances) if i not in done]
     label = {i: lab for i, lab in enumerate(labels)} if labels is not None else {}
     if progress is None:

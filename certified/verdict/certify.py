@@ -29,7 +29,7 @@ from typing import Any, Callable
 import numpy as np
 
 from certified.enclose.arith import get_backend
-from certified.enclose.driver import Trajectory, enclose_trajectory
+from certified.enclose.driver import Trajectory, check_max_steps, enclose_trajectory
 from certified.enclose.lohner_set import LohnerSet
 from certified.errors import InputError
 from certified.exact.hypotheses import THEOREMS, classify
@@ -139,6 +139,7 @@ class _Job:
     progress: bool
     refine_t: Fraction
     step: str
+    max_steps: int | None = None
 
 
 def _sym_pd(M: list[list[Fraction]]) -> bool:
@@ -163,7 +164,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
             backend: str = "flint", check_every: Fraction = Fraction(1, 8),
             max_bits: int | None = None, refine_t: Fraction | int | str = 3,
             progress: bool = False, precision: Precision | None = None,
-            step: str = "defect") -> Verification:
+            step: str = "defect", max_steps: int | None = None) -> Verification:
     """Certify or refute a theorem's limit statement on ``instance``.
 
     Parameters
@@ -178,6 +179,9 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     max_seconds : float or None
         Outer wall-clock safety cap (default: none). Reaching it gives ``undecided`` with
         the reason "wall-clock cap", never a different certified result.
+    max_steps : int or None
+        Deterministic budget of validated steps per integration (default: none): like
+        ``t_max``, it gives the same verdict on any machine.
     backend : {"flint", "mpmath"}
     check_every : Fraction
         Try the tail lemma whenever t has advanced by this much.
@@ -209,6 +213,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     tmax = to_fraction(t_max, "t_max")
     if tmax <= 0:
         raise InputError("t_max", f"{tmax} is not positive", "a number > 0")
+    check_max_steps(max_steps)
     if instance.variant is not None:
         raise InputError("variant", "the theorems' limit statements are about the paper's "
                          "dynamics, not the open variants",
@@ -222,7 +227,8 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     rt = to_fraction(refine_t, "refine_t")
     if rt < 0:
         raise InputError("refine_t", f"{rt} is negative", "a number >= 0")
-    job = _Job(instance, prec, backend, tmax, max_seconds, check_every, progress, rt, step)
+    job = _Job(instance, prec, backend, tmax, max_seconds, check_every, progress, rt, step,
+               max_steps)
     t0 = _time.perf_counter()
     lam = instance.scalar_V
     if isinstance(instance.time, Discrete) and lam is not None and lam > 0:
@@ -338,7 +344,7 @@ def _integrate(out: Verification, job: _Job, until: _LemmaSchedule, lemma: str,
     traj = enclose_trajectory(job.instance, job.t_max, backend=job.backend, variable=variable,
                               coordinates=variable, until=until, max_seconds=job.max_seconds,
                               precision=job.precision, progress=job.progress, times=[0],
-                              step=job.step)
+                              step=job.step, max_steps=job.max_steps)
     out.trajectory = traj
     out.attempts = list(getattr(traj, "attempts", []))
     if _capped(out, job, traj):
@@ -348,7 +354,9 @@ def _integrate(out: Verification, job: _Job, until: _LemmaSchedule, lemma: str,
     if until.last is None:
         out.verdict = Verdict.UNDECIDED
         out.reason = (f"Lemma {lemma} could not be verified up to t = {traj.certified_until} "
-                      f"(certified enclosures up to there; budget: t_max = {job.t_max}); last attempt {until.why or 'none'}; "
+                      f"(certified enclosures up to there; budget: t_max = {job.t_max}"
+                      + (f", max_steps = {job.max_steps}" if job.max_steps is not None else "")
+                      + f"); last attempt {until.why or 'none'}; "
                       f"integration {traj.stop_message()}")
         return False
     out.tail = until.last
@@ -615,7 +623,8 @@ def _run_energy(out: Verification, job: _Job, mu: Fraction) -> None:
     bk = get_backend(backend)
     traj = enclose_trajectory(inst, tmax, backend=backend, variable="x", coordinates="x",
                               max_seconds=job.max_seconds, precision=prec,
-                              progress=job.progress, times=[0], step=job.step)
+                              progress=job.progress, times=[0], step=job.step,
+                              max_steps=job.max_steps)
     out.trajectory = traj
     if _capped(out, job, traj):
         return

@@ -1,0 +1,192 @@
+"""Boundary maps: where each theorem's conclusion is certified, refuted or left undecided,
+inside and outside its hypotheses, under a deterministic budget.
+
+Every row sweeps ``--samples`` instances with ``certified.studies.explore.sweep`` under the
+same budget: ``t_max`` (the latest time a tail lemma is tried) and ``max_steps`` (validated
+steps per integration). Both are deterministic, so every verdict, the undecided ones
+included, is the same on any machine and at any load; no wall-clock cap is used.
+
+Writes one JSON-lines file per row to docs/results/boundary/ (resumable: a rerun with
+the same budget skips the instances done), the figure docs/figures/boundary_maps.png (one
+panel per row: certified / refuted / undecided shares with Wilson 95% intervals) and, with
+--markdown, the table for docs/benchmarks.md.
+
+Usage: python benchmarks/boundary_maps.py [--samples 200] [--t-max 8] [--max-steps 400]
+       [--workers 2] [--rows ID,ID] [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from collections import Counter
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from mdheader import header  # noqa: E402
+
+from certified.studies.explore import family_instance, strategy_instances, sweep  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "..", "docs", "results", "boundary")
+FIGURE = os.path.join(HERE, "..", "docs", "figures", "boundary_maps.png")
+
+#: id: (label, theorem, source). A source is ("family", name, n, d) or
+#: ("strategy", theorem, violation or None).
+ROWS = {
+    "12_1_thm3_1": ("Section 12.1, V = I, QᵀK random (3.1's conclusion)", "3.1",
+                    ("family", "section-12.1", 3, 2)),
+    "12_1_thm5_2": ("Section 12.1, V = diag(1, −1/2) (5.2's conclusion)", "5.2",
+                    ("family", "section-12.1-paranormal", 3, 2)),
+    "4_2_inside": ("4.2 inside Definition 4.1 (good triples)", "4.2",
+                   ("strategy", "4.2", None)),
+    "bool_d2": ("2.1's Boolean rank-≤ 2 form, V = Q = K = I, d = 2, n = 5", "2.1",
+                ("family", "attention-boolean", 5, 2)),
+    "bool_d3": ("2.1's Boolean rank-≤ 2 form, V = Q = K = I, d = 3, n = 5", "2.1",
+                ("family", "attention-boolean", 5, 3)),
+    "4_2_leading_negative": ("4.2 outside: λ₁ negative", "4.2",
+                             ("strategy", "4.2", "leading_negative")),
+    "4_2_leading_complex": ("4.2 outside: λ₁ complex", "4.2",
+                            ("strategy", "4.2", "leading_complex")),
+    "4_2_leading_tied": ("4.2 outside: λ₁ tied in modulus", "4.2",
+                         ("strategy", "4.2", "leading_tied")),
+    "4_2_form_nonpositive": ("4.2 outside: ⟨Qφ₁, Kφ₁⟩ ≤ 0", "4.2",
+                             ("strategy", "4.2", "form_nonpositive")),
+}
+
+
+def instances(source: tuple, samples: int) -> list:
+    if source[0] == "family":
+        _, name, n, d = source
+        return [family_instance(name, i, n=n, d=d, seed=0) for i in range(samples)]
+    _, theorem, violation = source
+    return strategy_instances(theorem, samples, violate=violation, seed=0)
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a binomial share k/n (95% for z = 1.96)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def why_undecided(reason: str) -> str:
+    """A coarse class of an undecided row's reason (for the table)."""
+    if "step budget" in reason:
+        return "step budget"
+    if "no tail lemma applies" in reason or "not defined" in reason:
+        return "no lemma applies"
+    if "could not be verified" in reason:
+        return "lemma not verified by t_max"
+    return "other"
+
+
+def summarise(rows: list[dict]) -> dict:
+    c = Counter(r["verdict"] for r in rows)
+    n = len(rows)
+    decided = c["certified"] + c["refuted"]
+    lemmas = Counter(r["reason"].split(" holds")[0].split(" refutes")[0][:24]
+                     for r in rows if r["verdict"] != "undecided")
+    return {"n": n, "certified": c["certified"], "refuted": c["refuted"],
+            "undecided": c["undecided"], "decided_share": decided / n if n else 0.0,
+            "decided_wilson": wilson(decided, n),
+            "why_undecided": Counter(why_undecided(r["reason"]) for r in rows
+                                     if r["verdict"] == "undecided"),
+            "lemmas": lemmas}
+
+
+def figure(results: dict[str, dict]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ids = list(results)
+    cols = 3
+    rows = math.ceil(len(ids) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 2.6 * rows), squeeze=False)
+    colours = {"certified": "#2a7f3f", "refuted": "#b03a2e", "undecided": "#9e9e9e"}
+    for ax, rid in zip(axes.flat, ids):
+        s = results[rid]
+        n = s["n"]
+        for x, key in enumerate(("certified", "refuted", "undecided")):
+            k = s[key]
+            lo, hi = wilson(k, n)
+            ax.bar(x, k / n, color=colours[key])
+            ax.errorbar(x, k / n, yerr=[[k / n - lo], [hi - k / n]], color="black",
+                        capsize=4, lw=1)
+            ax.text(x, min(hi + 0.04, 0.93), str(k), ha="center", fontsize=8)
+        ax.set_xticks(range(3), ["certified", "refuted", "undecided"], fontsize=8)
+        ax.set_ylim(0, 1)
+        ax.set_title(ROWS[rid][0], fontsize=7.5)
+        ax.tick_params(axis="y", labelsize=7)
+    for ax in list(axes.flat)[len(ids):]:
+        ax.axis("off")
+    fig.suptitle("Boundary maps: shares of n instances per row, Wilson 95% intervals",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(FIGURE, dpi=110)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--samples", type=int, default=200)
+    ap.add_argument("--t-max", default="8")
+    ap.add_argument("--max-steps", type=int, default=400)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--rows", default=",".join(ROWS))
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    ids = [r for r in args.rows.split(",") if r]
+    unknown = [r for r in ids if r not in ROWS]
+    if unknown:
+        ap.error(f"--rows: unknown {', '.join(unknown)}; known: {', '.join(ROWS)}")
+    os.makedirs(RESULTS, exist_ok=True)
+    budget = {"t_max": args.t_max, "max_steps": args.max_steps}
+    results = {}
+    for rid in ids:
+        label, theorem, source = ROWS[rid]
+        out = os.path.join(RESULTS, f"{rid}.jsonl")
+        meta = out[:-len(".jsonl")] + ".budget.json"
+        if os.path.exists(out) and os.path.exists(meta):
+            with open(meta, encoding="utf-8") as fh:
+                if json.load(fh) != budget:
+                    sys.exit(f"{out} was computed with another budget ({meta}); move it away")
+        with open(meta, "w", encoding="utf-8") as fh:
+            json.dump(budget, fh)
+        print(f"{rid}: {label}", file=sys.stderr, flush=True)
+        rows = sweep(instances(source, args.samples), theorem, out, t_max=args.t_max,
+                     max_steps=args.max_steps, workers=args.workers, progress=True)
+        results[rid] = summarise(rows)
+    figure(results)
+    if args.markdown:
+        print(header())
+        print(f"Budget per instance: t_max = {args.t_max}, max_steps = {args.max_steps} "
+              "(deterministic; no wall-clock cap). Rows: `docs/results/boundary/*.jsonl`; "
+              "figure: `docs/figures/boundary_maps.png`.\n")
+        print("| row | theorem | n | certified | refuted | undecided | decided share "
+              "(Wilson 95%) | undecided because |")
+        print("|---|---|---:|---:|---:|---:|---|---|")
+        for rid in ids:
+            s = results[rid]
+            lo, hi = s["decided_wilson"]
+            why = ", ".join(f"{k}: {v}" for k, v in s["why_undecided"].most_common()) or "—"
+            print(f"| {ROWS[rid][0]} | {ROWS[rid][1]} | {s['n']} | {s['certified']} | "
+                  f"{s['refuted']} | {s['undecided']} | {s['decided_share']:.2f} "
+                  f"[{lo:.2f}, {hi:.2f}] | {why} |")
+    else:
+        print(json.dumps({k: {**v, "why_undecided": dict(v["why_undecided"]),
+                              "lemmas": dict(v["lemmas"])} for k, v in results.items()},
+                         indent=1))
+
+
+if __name__ == "__main__":
+    main()
