@@ -75,9 +75,10 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
     returns a :class:`Report` (invalid with the first failure, or valid).
 
     ``workers`` > 1 replays contiguous chunks of the steps in that many processes
-    (:func:`.replay.replay_steps`, Lemma C12); the outcome is the same as with 1.
+    (:func:`.replay.replay_steps`, Lemma C12): a valid report is proved whatever the
+    chunks, and an invalid certificate names the same first failure as with 1.
     ``run_chunks(fn, payloads)``, if given, runs those chunks elsewhere (e.g. on Dask:
-    :meth:`certified.studies.engine.Engine.map_unordered`), with the same outcome."""
+    :meth:`certified.studies.engine.Engine.map_unordered`), with the same guarantees."""
     arithmetic_selftest()  # raises ArithmeticUnfit (a Malformed: exit 2) on a bad FPU mode
     with _long_numbers():
         return _check_certificate(obj, progress, workers, run_chunks=run_chunks)

@@ -14,7 +14,7 @@ from typing import Any
 
 from mpmath import libmp as L
 
-from .balls import (Ball, add_down, add_up, const, div_down, div_up, exp_down, exp_up,
+from .balls import (EXP_ARG_MAX, Ball, add_down, add_up, const, div_down, div_up, exp_down, exp_up,
                     mpf_down, mpf_up)
 from .errors import CheckFailure
 from .hypotheses import dominant, paranormal, rank  # rank re-exported: the verdict code uses it
@@ -204,6 +204,12 @@ def check_stationary(lemma: dict, V: Mat, B: Mat, X0: Mat, witness: dict | None)
                 # P_ij = 1/Σ_k e^{s_k − s_j}, bounded in mpmath floats with directed
                 # rounding: relative precision, since an entry may be e^{−200} or smaller,
                 # below what a fixed-point ball resolves.
+                if max(abs(s[k] - s[j]) for k in range(n)) > EXP_ARG_MAX:
+                    # mpmath's exp costs time with the argument's size (a DoS on the
+                    # checker): such scores are refused, as Ball.exp refuses them
+                    raise CheckFailure(f"tail_lemma.attention_constant[{i}][{j}]",
+                                       "score differences within ±2^16 (Lemma C19b)",
+                                       "larger ones")
                 tot_lo, tot_hi = L.fzero, L.fzero
                 for k in range(n):
                     tot_lo = add_down(tot_lo, exp_down(mpf_down(s[k] - s[j])))

@@ -28,7 +28,7 @@ from typing import Iterator
 import mpmath.libmp as L
 import numpy as np
 
-__all__ = ["Ball", "BallError", "ExactRadii", "FloatRadii", "RadiusOverflow", "bdot",
+__all__ = ["EXP_ARG_MAX", "Ball", "BallError", "ExactRadii", "FloatRadii", "RadiusOverflow", "bdot",
            "scale", "scaled", "set_scale", "const", "interval", "one", "with_radii"]
 
 _P = 200  # fixed-point scale: one unit is 2^-P

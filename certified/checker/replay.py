@@ -18,7 +18,9 @@ through unstable directions).
 
 from __future__ import annotations
 
+import threading
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
@@ -183,29 +185,51 @@ def _chunk(lo: int, hi: int, j: int) -> tuple:
         return ("fail", str(exc))
 
 
+#: One chunk task at a time per process: the balls' scale is process state, and a Dask
+#: worker may run several tasks at once in threads.
+_TASK_LOCK = threading.Lock()
+
+
+def code_digest() -> str:
+    """SHA-256 of the checker's own source files (``certified/checker/*.py``, sorted by
+    name): a remote worker's chunk result is used only if its checker is this one."""
+    import hashlib  # lazy: only for tasks
+
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def _chunk_task(payload: tuple) -> tuple:
     """A chunk as a self-contained task, for an external executor (e.g. a Dask worker on
-    another machine): ``(j, field, start, steps, replay, N, lo, hi, bits)`` → ``(j, "ok",
-    set)`` or ``(j, "fail", message)``. ``steps`` and ``replay`` hold only records lo … hi
-    − 1; ``start`` is the exact initial tokens X0 (chunk 0) or record lo − 1, whose stored
-    set starts the chunk (Lemma C12). The worker's arithmetic is self-tested first and the
-    balls' scale set for the task: neither is inherited from the process that asked."""
+    another machine): ``(j, field, start, steps, replay, N, lo, hi, bits)`` → ``(j,
+    status, value, digest)``, with status "ok" (value: the checker's set at the end) or
+    "fail" (value: the message), and the worker's :func:`code_digest`. ``steps`` and
+    ``replay`` hold only records lo … hi − 1; ``start`` is the exact initial tokens X0
+    (chunk 0) or record lo − 1, whose stored set starts the chunk (Lemma C12). The
+    worker's arithmetic is self-tested and the balls' scale and the digit limit are set
+    for the task: nothing is inherited from the process that asked."""
     from threadpoolctl import threadpool_limits  # lazy: only when replaying chunks
 
     from .balls import scaled
+    from .reading import _long_numbers
     from .selftest import arithmetic_selftest
 
     j, field, start, steps, replay, N, lo, hi, bits = payload
     try:
-        arithmetic_selftest()
-        with scaled(bits), threadpool_limits(1, user_api="blas"), np.errstate(all="ignore"):
-            S = (initial_set(start) if lo == 0 else
-                 parse_set(start["set"], N, f"integration.replay[{lo - 1}].set"))
-            # indices as in the whole certificate (messages name the global record)
-            return (j, "ok", _run(field, S, [None] * lo + list(steps),
-                                  [None] * lo + list(replay), lo, hi))
+        with _TASK_LOCK:
+            digest = code_digest()
+            arithmetic_selftest()
+            with scaled(bits), _long_numbers(), threadpool_limits(1, user_api="blas"), \
+                    np.errstate(all="ignore"):
+                S = (initial_set(start) if lo == 0 else
+                     parse_set(start["set"], N, f"integration.replay[{lo - 1}].set"))
+                # indices as in the whole certificate (messages name the global record)
+                return (j, "ok", _run(field, S, [None] * lo + list(steps),
+                                      [None] * lo + list(replay), lo, hi), digest)
     except Exception as exc:  # noqa: BLE001 — re-decided in order by the caller
-        return (j, "fail", str(exc))
+        return (j, "fail", str(exc), "")
 
 
 def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
@@ -219,14 +243,15 @@ def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: li
     contiguous chunks checked at once: chunk 0 from the exact initial set, chunk j from
     the stored set that ends chunk j − 1 (Lemma C12). If any chunk after the first, or
     ``final``, fails, everything after chunk 0 is replayed again in order from chunk 0's
-    own set — the sequential check — so the outcome, and the first failure reported, are
-    those of ``workers=1``; the chunks only make a valid certificate faster to check.
+    own set — the sequential check — so the first failure reported is that of
+    ``workers=1``, and a valid outcome is proved by Lemma C12 whatever the chunks.
 
     ``run_chunks``, if given, runs the chunks instead of local forks: a callable
     ``run_chunks(fn, payloads)`` that yields ``fn(payload)`` for every payload as they
     finish (e.g. :meth:`certified.studies.engine.Engine.map_unordered`, on Dask). All
-    ``workers`` chunks, chunk 0 included, are then tasks (:func:`_chunk_task`), and the
-    outcome is again that of ``workers=1``.
+    ``workers`` chunks, chunk 0 included, are then tasks (:func:`_chunk_task`), with the
+    same guarantees; a task's set is used only if the worker's checker source has this
+    one's :func:`code_digest`.
     """
     from threadpoolctl import threadpool_limits  # lazy: only when replaying chunks
 
@@ -325,10 +350,13 @@ def _replay_tasks(field: Field, X0: list[list[Fraction]], S: LohnerSet, steps: l
                  steps[cuts[j]:cuts[j + 1]], replay[cuts[j]:cuts[j + 1]], N,
                  cuts[j], cuts[j + 1], scale()) for j in range(workers)]
     results: dict[int, tuple] = {}
+    mine = code_digest()
     try:
-        for j, status, value in run_chunks(_chunk_task, payloads):
+        for j, status, value, theirs in run_chunks(_chunk_task, payloads):
             if j in results:  # a task an executor ran twice: the first result stands
                 continue
+            if status == "ok" and theirs != mine:  # another checker: not used
+                status, value = "fail", "a worker runs a different checker"
             results[j] = (status, value)
             if progress is not None and status == "ok":
                 for k in range(cuts[j], cuts[j + 1]):

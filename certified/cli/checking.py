@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from certified.errors import InputError
 from certified.cli.common import (
     _one_line,
     _out_path,
@@ -56,6 +57,9 @@ def check(ctx: click.Context, cert: str, workers: int | None, scheduler: str | N
 
             require_dask()
             with open_engine(scheduler, workers) as engine:
+                if engine.slots == 0:  # the chunks would wait for workers forever
+                    raise InputError("--scheduler", f"the cluster at {scheduler} has no "
+                                     "workers", "a scheduler with at least one worker")
                 report = check_file(cert, tick, workers or engine.slots,
                                     run_chunks=engine.map_unordered)
     except ArithmeticUnfit as exc:  # the machine, not the certificate

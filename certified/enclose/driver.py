@@ -276,9 +276,7 @@ def _run_continuous(run: _Run, t_final: Fraction, bits: int, order: int, target_
             rho_min = Fraction(1, 2 ** 30) * max(t_final, Fraction(1))
             while t < t_final:
                 check_deadline(t)
-                if run.max_steps is not None and len(steps) >= run.max_steps:
-                    raise StepBudget(f"the step budget max_steps = {run.max_steps} was "
-                                     "spent", t=t)
+                _spend(run, len(steps), t)
                 target = pending[0] if pending else t_final
                 scale = 1 + max(abs(bk.bounds(v)[1]) for v in S.c)
                 res = None
@@ -363,9 +361,17 @@ def _run_variant(run: _Run, t_final: Fraction, bits: int, order: int,
     steps: list[StepResult] = []
     start: LohnerSet | None = None
     reached = Fraction(0)
+    stop: StopReason | None = None
     for i, (a, c) in enumerate(zip(cuts, cuts[1:])):
         rep = [s - a for s in report if a <= s <= c and s not in times]
-        tr = _run_continuous(run, c - a, bits, order, target_bits, report=rep,
+        # the step budget is for the whole run: each piece gets what the earlier ones left
+        left = None if run.max_steps is None else run.max_steps - len(steps)
+        if left is not None and left <= 0:
+            stop = StopReason("step budget", reached, f"the step budget max_steps = "
+                              f"{run.max_steps} was spent", bits)
+            break
+        tr = _run_continuous(replace(run, max_steps=left), c - a, bits, order, target_bits,
+                             report=rep,
                              initial_box=start,
                              field_factory=lambda b, w=weights[i]: variant_field(inst, b, w))
         times += [s + a for s in tr.times]
@@ -374,12 +380,14 @@ def _run_variant(run: _Run, t_final: Fraction, bits: int, order: int,
         steps += [replace(st, t0=st.t0 + a) for st in tr.steps]
         reached = a + tr.certified_until
         if tr.certified_until < c - a or not tr.steps:
+            stop = tr.stop
             break
         start = tr.steps[-1].output_set
     not_cert = [s for s in sorted(set(report)) if s > reached or s not in times]
+    if stop is None or stop.kind == "t_final":
+        stop = StopReason("t_final", reached, "reached t_final", bits)
     return Trajectory(inst, "x", times, tokens, attn, reached, not_cert, steps, bits, order,
-                      bk, coordinates="x", stop=tr.stop if tr.stop is not None and tr.stop.kind != "t_final"
-                      else StopReason("t_final", reached, "reached t_final", bits))
+                      bk, coordinates="x", stop=stop)
 
 
 def _run_discrete(run: _Run, t_final: Fraction, bits: int) -> Trajectory:
@@ -421,6 +429,7 @@ def _run_discrete(run: _Run, t_final: Fraction, bits: int) -> Trajectory:
                 record(0, S)
             for layer in range(layers):
                 check_deadline(t_cert)
+                _spend(run, len(steps), t_cert)
                 res = map_step(field, S, layer, dt)
                 S = res.output_set
                 steps.append(res)
@@ -556,6 +565,12 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
     best.wall_seconds = _time.perf_counter() - t0
     best.attempts = attempts
     return best
+
+
+def _spend(run: _Run, taken: int, t: Fraction) -> None:
+    """Raise :class:`StepBudget` before a step beyond the run's ``max_steps``."""
+    if run.max_steps is not None and taken >= run.max_steps:
+        raise StepBudget(f"the step budget max_steps = {run.max_steps} was spent", t=t)
 
 
 def check_max_steps(max_steps: object) -> None:

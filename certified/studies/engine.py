@@ -52,7 +52,7 @@ class Engine:
         Where the tasks run (for progress messages), e.g. the Dask dashboard address.
     slots : int
         How many tasks run at once (processes, or the cluster's worker threads when it
-        was joined).
+        was joined: 0 if it has no workers yet).
     """
 
     def __init__(self, description: str, submit_all: Callable[[Callable[[Any], Any],
@@ -115,7 +115,7 @@ def open_engine(scheduler: str | None = None, workers: int | None = None
         else:
             try:
                 client = Client(scheduler, timeout="20s")
-            except OSError as exc:
+            except (OSError, ValueError, TypeError) as exc:  # unreachable, or not an address
                 raise InputError("--scheduler", f"cannot reach {scheduler} ({exc})",
                                  "'local' or the address of a running Dask scheduler, "
                                  "e.g. tcp://127.0.0.1:8786") from None
@@ -129,7 +129,7 @@ def open_engine(scheduler: str | None = None, workers: int | None = None
                     yield fut.result()
 
             where = client.dashboard_link or scheduler
-            slots = n if cluster is not None else max(1, sum(client.nthreads().values()))
+            slots = n if cluster is not None else sum(client.nthreads().values())
             yield Engine(f"Dask at {client.scheduler.address} (dashboard {where})", run_dask,
                          slots)
     finally:

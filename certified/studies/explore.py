@@ -34,6 +34,7 @@ from hypothesis import seed as hseed
 from tqdm import tqdm
 
 from certified.approx.float64 import approx_theorem_4_2
+from certified.enclose.driver import check_max_steps
 from certified.errors import InputError
 from certified.exact.instance import Instance
 from certified.studies.engine import open_engine
@@ -140,6 +141,7 @@ def sweep(instances: list[Instance], theorem: str, out: str | Path, *,
     is never computed or written again). Refuted instances are saved as audit records in
     ``records`` (if given).
     """
+    check_max_steps(max_steps)  # before the output file is touched
     out = Path(out)
     done: dict[int, dict[str, Any]] = {}
     if out.exists():

@@ -38,6 +38,22 @@ def _reversed_twice(fn, payloads):
     yield out[-1]
 
 
+def _threads(fn, payloads):
+    """All tasks at once in threads of this process (as a multi-threaded Dask worker)."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    with ThreadPoolExecutor(len(payloads)) as pool:
+        for fut in as_completed([pool.submit(fn, p) for p in payloads]):
+            yield fut.result()
+
+
+def _other_checker(fn, payloads):
+    """Workers whose checker source differs: every result carries another digest."""
+    for p in payloads:
+        j, status, value, _ = fn(p)
+        yield (j, status, value, "0" * 64)
+
+
 def _fails_midway(fn, payloads):
     yield fn(payloads[-1])
     raise OSError("the cluster went away")
@@ -52,7 +68,7 @@ def _calls(monkeypatch) -> list:
 
 
 @pytest.mark.parametrize("executor,workers", [(_reversed_twice, 2), (_reversed_twice, 4),
-                                              (_fails_midway, 2)])
+                                              (_threads, 4), (_fails_midway, 2)])
 def test_valid_certificate_through_an_executor(cert, reference, executor, workers,
                                                monkeypatch):
     seen = _calls(monkeypatch)
@@ -61,8 +77,35 @@ def test_valid_certificate_through_an_executor(cert, reference, executor, worker
     assert ref.valid and rep.valid, rep.message
     assert rep.message == ref.message and rep.steps_checked == ref.steps_checked == 71
     # the chunks really ran as tasks (not the local forks)
-    assert sorted(set(seen)) == (list(range(workers)) if executor is _reversed_twice
+    assert sorted(set(seen)) == (list(range(workers)) if executor is not _fails_midway
                                  else [workers - 1])
+
+
+def test_chunks_in_threads_all_pass(cert, reference):
+    """The balls' scale is process state: four chunks in four threads of one process
+    must each compute at their own scale (a lock), so every chunk passes."""
+    got = []
+
+    def recording(fn, payloads):
+        for r in _threads(fn, payloads):
+            got.append(r)
+            yield r
+    rep = check_certificate(copy.deepcopy(cert), workers=4, run_chunks=recording)
+    assert rep.valid and rep.message == reference.message
+    assert sorted(r[0] for r in got) == [0, 1, 2, 3]
+    assert all(r[1] == "ok" for r in got), [r[2] for r in got if r[1] != "ok"]
+
+
+def test_results_from_another_checker_are_not_used(cert, reference, monkeypatch):
+    """A worker whose checker source differs: its "ok" is ignored and the in-order replay
+    decides (the report is still the one-process report)."""
+    calls = []
+    real = replay_mod._run
+    monkeypatch.setattr(replay_mod, "_run", lambda f, S, st, rp, lo, hi, *a:
+                        calls.append((lo, hi)) or real(f, S, st, rp, lo, hi, *a))
+    rep = check_certificate(copy.deepcopy(cert), workers=2, run_chunks=_other_checker)
+    assert rep.valid and rep.message == reference.message
+    assert (0, 35) in calls and (35, 71) in calls  # chunk 0 and the rest, here, in order
 
 
 def test_edit_in_a_late_chunk_gives_the_sequential_failure(cert):

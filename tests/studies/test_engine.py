@@ -163,3 +163,21 @@ def test_check_replays_chunks_on_the_cluster(cluster, tmp_path):
             {k: v for k, v in dask.items() if k != "seconds"}
     assert outs["ok", "--scheduler"]["valid"] is True
     assert "replay[60].rho" in outs["bad", "--scheduler"]["message"]
+
+
+def test_check_scheduler_errors_are_one_line(tmp_path, capsys):
+    """A bad address, and a scheduler without workers (the chunks would wait forever):
+    exit 2 with one line naming --scheduler, before any replay."""
+    from certified.cli import main
+
+    data = Path(__file__).parents[1] / "checker" / "data" / "t8_52_cross.json.gz"
+    cert = tmp_path / "c.json"
+    cert.write_bytes(gzip.decompress(data.read_bytes()))
+    assert main(["check", str(cert), "--scheduler", "foo"]) == 2
+    _, err = capsys.readouterr()
+    assert "--scheduler" in err and err.count("\n") == 1
+    with distributed.LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address=None,
+                                  processes=True) as empty:
+        assert main(["check", str(cert), "--scheduler", empty.scheduler_address]) == 2
+    _, err = capsys.readouterr()
+    assert "no workers" in err and err.count("\n") == 1

@@ -38,7 +38,7 @@ def test_sweep_resumes_where_it_stopped(tmp_path, monkeypatch):
 
     def counting(p):
         calls.append(p[0])
-        return real((p[0], p[1], p[2], "1/4", p[4], None))  # t ≤ 1/4: undecided is fine
+        return real((p[0], p[1], p[2], "1/4", p[4], None, None))  # t ≤ 1/4: undecided is fine
 
     monkeypatch.setattr(ex, "_one", counting)
     out = tmp_path / "rows.jsonl"
@@ -61,17 +61,12 @@ def test_refuted_rows_become_audit_records(tmp_path):
 
 
 def test_a_saved_refutation_replays_as_fails(tmp_path):
-    # Row 44 of the shipped d = 2 sweep was refuted (P* of rank 4); its record must
-    # replay to "fails" on the claim it names (the theorem's conclusion).
-    from pathlib import Path
-
+    # Instance 44 of the attention-boolean family (n = 5, d = 2, seed 0) is refuted
+    # (P* of rank 4); its saved record must replay to "fails" on the claim it names.
     from certified.studies.audit import run_audit
 
-    rows = Path(__file__).resolve().parents[2] / "docs" / "results" / \
-        "explore_attention_boolean_d2.jsonl"
-    row = next(r for r in map(json.loads, rows.read_text().splitlines()) if r["index"] == 44)
-    assert row["verdict"] == "refuted"
-    ex._save_record(row, "2.1", tmp_path)
+    inst = ex.family_instance("attention-boolean", 44, n=5, d=2, seed=0)
+    ex._save_record({"index": 44, "instance": inst.to_json()}, "2.1", tmp_path)
     res = run_audit(load_record(next(tmp_path.glob("2.1_44_*.json"))))
     assert [c["verdict"] for c in res["claims"]] == ["fails"]
 
@@ -106,3 +101,21 @@ def test_a_corrupted_results_file_is_bad_input(tmp_path, capsys):
     code = main(["explore", "--family", "section-12.1", "--samples", "1", "--out", str(out)])
     _, err = capsys.readouterr()
     assert code == 2 and "line 1" in err and out.read_text() == "{not json\n"
+
+
+def test_cli_step_budget_rows_reproduce(tmp_path, capsys):
+    """--max-steps is a deterministic budget: two sweeps give the same rows (all but the
+    seconds), and an instance stopped by it says so."""
+    rows = []
+    for k in range(2):
+        out = tmp_path / f"rows{k}.jsonl"
+        code = main(["explore", "--family", "section-12.1", "--samples", "3", "--seed", "0",
+                     "--t-max", "8", "--max-steps", "12", "--workers", "1",
+                     "--out", str(out)])
+        capsys.readouterr()
+        assert code == 0
+        rows.append([{k2: v for k2, v in json.loads(line).items() if k2 != "seconds"}
+                     for line in out.read_text().splitlines()])
+    assert rows[0] == rows[1]
+    stopped = [r for r in rows[0] if r["verdict"] == "undecided"]
+    assert stopped and all("max_steps = 12" in r["reason"] for r in stopped)

@@ -214,3 +214,14 @@ def test_shapes_and_sizes_are_checked(certs, edit, where):
     edit(c)
     got = failing_field(redigest(c))
     assert got in (where, "malformed"), got
+
+
+def test_s0_huge_score_differences_are_refused_at_once():
+    """Scores 180000 apart: the checker refuses them before any exp (a documented
+    completeness gap: mpmath's exp costs time with its argument), naming the field."""
+    inst = Instance.create(V=[[0]], Q=[[1]], K=[[1]], X0=[[300], [-300]])
+    c = _cert(inst, "3.1")
+    rep = check_certificate(copy.deepcopy(c))
+    assert not rep.valid
+    assert rep.message.startswith("tail_lemma.attention_constant[0][0]: Expected score "
+                                  "differences within ±2^16"), rep.message

@@ -5,11 +5,13 @@ reached changes nothing; a budget-stopped verdict's certificate checks valid."""
 from __future__ import annotations
 
 import copy
+from fractions import Fraction
 
 import pytest
 
 from certified import Instance
 from certified.checker import check_certificate
+from certified.enclose.driver import enclose_trajectory
 from certified.errors import InputError
 from certified.studies.explore import family_instance
 from certified.verdict.certificate import to_certificate
@@ -55,3 +57,27 @@ def test_bad_budget_is_a_one_line_input_error(bad):
     with pytest.raises(InputError, match="max_steps"):  # also where no integration runs
         certify(Instance.create(V=[[0]], Q=[[1]], K=[[1]], X0=[[1], [2]]), "3.1",
                 max_steps=bad)
+
+
+def test_budget_counts_layers_in_discrete_time():
+    inst = Instance.create(V=[[1, 0], [0, 1]], Q=[[1, 0], [0, 1]], K=[[1, "1/2"], [0, 1]],
+                           X0=[[1, 0], [0, 1], ["1/2", "-1/3"]], time={"discrete": "1/10"})
+    v = certify(inst, "3.1", digits=15, t_max=3, refine_t=0, max_steps=2)
+    assert str(v.verdict) == "undecided" and "max_steps = 2" in v.reason
+    assert len(v.trajectory.steps) == 2 and v.trajectory.stop.kind == "step budget"
+    assert v.trajectory.certified_until == Fraction(2, 10)
+    tr = enclose_trajectory(inst, 2, digits=15, max_steps=5)
+    assert len(tr.steps) == 5 and tr.stop.kind == "step budget"
+
+
+def test_budget_is_for_the_whole_run_across_pieces():
+    I2 = [[1, 0], [0, 1]]
+    inst = Instance.create(V=I2, Q=I2, K=I2, X0=[[1, 0], [0, 1]], variant={"pieces": [
+        {"from": "1/1024", "V": I2, "Q": I2, "K": I2},
+        {"from": "2/1024", "V": I2, "Q": I2, "K": I2}]})
+    free = enclose_trajectory(inst, "3/1024", digits=15, variable="x", coordinates="x")
+    assert len(free.steps) == 3 and free.stop.kind == "t_final"
+    tr = enclose_trajectory(inst, "3/1024", digits=15, max_steps=2, variable="x",
+                            coordinates="x")
+    assert len(tr.steps) == 2 and tr.stop.kind == "step budget"
+    assert tr.certified_until == Fraction(2, 1024)
