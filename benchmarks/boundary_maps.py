@@ -3,8 +3,8 @@ inside and outside its hypotheses, under a deterministic budget.
 
 Every row sweeps ``--samples`` instances with ``certified.studies.explore.sweep`` under the
 same budget: ``t_max`` (the latest time a tail lemma is tried) and ``max_steps`` (validated
-steps per integration). Both are deterministic, so every verdict, the undecided ones
-included, is the same on any machine and at any load; no wall-clock cap is used.
+steps per integration). Neither depends on the machine's load or speed, so every verdict,
+the undecided ones included, reproduces; no wall-clock cap is used.
 
 Writes one JSON-lines file per row to docs/results/boundary/ (resumable: a rerun with
 the same budget skips the instances done), the figure docs/figures/boundary_maps.png (one
@@ -12,7 +12,12 @@ panel per row: certified / refuted / undecided shares with Wilson 95% intervals)
 --markdown, the table for docs/benchmarks.md.
 
 Usage: python benchmarks/boundary_maps.py [--samples 200] [--t-max 8] [--max-steps 400]
-       [--workers 2] [--rows ID,ID] [--markdown]
+       [--workers 2] [--rows ID,ID] [--markdown] [--table-only]
+
+The published maps were run row by row with fewer samples on the slow rows;
+``--table-only --markdown`` then summarises every row file, counting only its longest
+prefix of instance indices 0 … m − 1 (an interrupted sweep's file lacks the slow
+instances that were in flight, and dropping only those would bias the shares).
 """
 
 from __future__ import annotations
@@ -37,10 +42,14 @@ FIGURE = os.path.join(HERE, "..", "docs", "figures", "boundary_maps.png")
 #: id: (label, theorem, source). A source is ("family", name, n, d) or
 #: ("strategy", theorem, violation or None).
 ROWS = {
+    # the paper's Section 12.1 experiment: QᵀK random, so (almost surely) not symmetric,
+    # i.e. outside 3.1's and 5.2's hypotheses, where the paper reports the pattern persists
     "12_1_thm3_1": ("Section 12.1, V = I, QᵀK random (3.1's conclusion)", "3.1",
                     ("family", "section-12.1", 3, 2)),
     "12_1_thm5_2": ("Section 12.1, V = diag(1, −1/2) (5.2's conclusion)", "5.2",
                     ("family", "section-12.1-paranormal", 3, 2)),
+    "3_1_inside": ("3.1 inside its hypotheses (strategy)", "3.1", ("strategy", "3.1", None)),
+    "5_2_inside": ("5.2 inside its hypotheses (strategy)", "5.2", ("strategy", "5.2", None)),
     "4_2_inside": ("4.2 inside Definition 4.1 (good triples)", "4.2",
                    ("strategy", "4.2", None)),
     "bool_d2": ("2.1's Boolean rank-≤ 2 form, V = Q = K = I, d = 2, n = 5", "2.1",
@@ -94,7 +103,8 @@ def summarise(rows: list[dict]) -> dict:
     decided = c["certified"] + c["refuted"]
     lemmas = Counter(r["reason"].split(" holds")[0].split(" refutes")[0][:24]
                      for r in rows if r["verdict"] != "undecided")
-    return {"n": n, "certified": c["certified"], "refuted": c["refuted"],
+    approx = Counter(r["approx"]["judgement"] for r in rows if r.get("approx"))
+    return {"approx": approx, "n": n, "certified": c["certified"], "refuted": c["refuted"],
             "undecided": c["undecided"], "decided_share": decided / n if n else 0.0,
             "decided_wilson": wilson(decided, n),
             "why_undecided": Counter(why_undecided(r["reason"]) for r in rows
@@ -120,7 +130,8 @@ def figure(results: dict[str, dict]) -> None:
             k = s[key]
             lo, hi = wilson(k, n)
             ax.bar(x, k / n, color=colours[key])
-            ax.errorbar(x, k / n, yerr=[[k / n - lo], [hi - k / n]], color="black",
+            ax.errorbar(x, k / n, yerr=[[max(0.0, k / n - lo)], [max(0.0, hi - k / n)]],
+                        color="black",
                         capsize=4, lw=1)
             ax.text(x, min(hi + 0.04, 0.93), str(k), ha="center", fontsize=8)
         ax.set_xticks(range(3), ["certified", "refuted", "undecided"], fontsize=8)
@@ -144,6 +155,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--rows", default=",".join(ROWS))
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--table-only", action="store_true",
+                    help="summarise the rows already in docs/results/boundary (no sweeping)")
     args = ap.parse_args()
     ids = [r for r in args.rows.split(",") if r]
     unknown = [r for r in ids if r not in ROWS]
@@ -160,12 +173,27 @@ def main() -> None:
             with open(meta, encoding="utf-8") as fh:
                 if json.load(fh) != budget:
                     sys.exit(f"{out} was computed with another budget ({meta}); move it away")
+        if args.table_only:
+            if not os.path.exists(out):
+                continue
+            with open(out, encoding="utf-8") as fh:
+                rows = [json.loads(line) for line in fh if line.strip()]
+            # Only the longest prefix 0 … m − 1 of indices: a row file of an interrupted
+            # sweep lacks the slow instances that were in flight, and dropping just those
+            # would bias the shares towards the fast (decided) ones.
+            have = {r["index"] for r in rows}
+            m = next(i for i in range(len(have) + 1) if i not in have)
+            rows = [r for r in rows if r["index"] < m]
+            if rows:
+                results[rid] = summarise(rows)
+            continue
         with open(meta, "w", encoding="utf-8") as fh:
             json.dump(budget, fh)
         print(f"{rid}: {label}", file=sys.stderr, flush=True)
         rows = sweep(instances(source, args.samples), theorem, out, t_max=args.t_max,
                      max_steps=args.max_steps, workers=args.workers, progress=True)
         results[rid] = summarise(rows)
+    ids = [rid for rid in ids if rid in results]
     figure(results)
     if args.markdown:
         print(header())
@@ -173,17 +201,21 @@ def main() -> None:
               "(deterministic; no wall-clock cap). Rows: `docs/results/boundary/*.jsonl`; "
               "figure: `docs/figures/boundary_maps.png`.\n")
         print("| row | theorem | n | certified | refuted | undecided | decided share "
-              "(Wilson 95%) | undecided because |")
-        print("|---|---|---:|---:|---:|---:|---|---|")
+              "(Wilson 95%) | undecided because | float64 reading (4.2 rows; not a proof): "
+              "holds / breaks |")
+        print("|---|---|---:|---:|---:|---:|---|---|---|")
         for rid in ids:
             s = results[rid]
             lo, hi = s["decided_wilson"]
             why = ", ".join(f"{k}: {v}" for k, v in s["why_undecided"].most_common()) or "—"
             print(f"| {ROWS[rid][0]} | {ROWS[rid][1]} | {s['n']} | {s['certified']} | "
                   f"{s['refuted']} | {s['undecided']} | {s['decided_share']:.2f} "
-                  f"[{lo:.2f}, {hi:.2f}] | {why} |")
+                  f"[{lo:.2f}, {hi:.2f}] | {why} | "
+                  + (f"{s['approx']['holds']} / {s['approx']['breaks']}" if s["approx"]
+                     else "—") + " |")
     else:
         print(json.dumps({k: {**v, "why_undecided": dict(v["why_undecided"]),
+                              "approx": dict(v["approx"]),
                               "lemmas": dict(v["lemmas"])} for k, v in results.items()},
                          indent=1))
 

@@ -112,7 +112,8 @@ def test_checker_imports_only_its_allowlist():
 _STDLIB = {"__future__", "abc", "argparse", "collections", "concurrent", "contextlib",
            "dataclasses", "decimal", "enum", "fractions", "functools", "gzip", "hashlib",
            "importlib", "io", "itertools", "json", "math", "multiprocessing", "operator",
-           "os", "pathlib", "re", "struct", "sys", "time", "typing", "warnings"}
+           "os", "pathlib", "re", "struct", "sys", "threading", "time", "typing",
+           "warnings"}
 
 
 def test_few_flat_modules_and_none_too_long():

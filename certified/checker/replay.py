@@ -24,13 +24,15 @@ from pathlib import Path
 
 import numpy as np
 
-from .balls import BallError
+from .balls import BallError, scale, scaled
 from .defect import check_defect_step
 from .dynamics import Field, Jets, pairwise, zero_diagonal
 from .errors import CheckFailure
 from .fballs import FB, FC, bilinear, dn, fconst, finterval, from_balls, meet, nx, up, upper
 from .lohner import (TOL_FRACTION, LohnerSet, _coords, _inverse_fb, _lohner_check, _pair,
                      _times, _variational, initial_set, parse_interval, parse_set)
+from .reading import _long_numbers
+from .selftest import arithmetic_selftest
 
 __all__ = ["LohnerSet", "replay_steps", "parse_interval", "check_step", "initial_set",
            "_inverse_fb", "_pair"]
@@ -212,10 +214,6 @@ def _chunk_task(payload: tuple) -> tuple:
     for the task: nothing is inherited from the process that asked."""
     from threadpoolctl import threadpool_limits  # lazy: only when replaying chunks
 
-    from .balls import scaled
-    from .reading import _long_numbers
-    from .selftest import arithmetic_selftest
-
     j, field, start, steps, replay, N, lo, hi, bits = payload
     try:
         with _TASK_LOCK:
@@ -342,8 +340,6 @@ def _replay_tasks(field: Field, X0: list[list[Fraction]], S: LohnerSet, steps: l
                   replay: list, progress, workers: int, final, run_chunks) -> LohnerSet:
     """The chunked replay with every chunk a task of ``run_chunks`` (see
     :func:`replay_steps`); falls back to the sequential check exactly as the forks do."""
-    from .balls import scale  # lazy: only for tasks
-
     cuts = [len(replay) * j // workers for j in range(workers + 1)]
     N = S.c.shape[0]
     payloads = [(j, field, X0 if j == 0 else replay[cuts[j] - 1],

@@ -22,7 +22,8 @@ __all__ = ['check', 'audit']
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=None,
               help="Processes replaying chunks of the steps at once (default: the usable "
               "cores; with --scheduler, the chunks: default one per worker thread of the "
-              "cluster). The verdict does not depend on it.")
+              "cluster). Any chunking gives a proved verdict and, for an invalid "
+              "certificate, the same first failure.")
 @click.option("--scheduler", default=None,
               help="Replay the chunks on Dask: 'local' (a LocalCluster of --workers "
               "processes) or the address of a running scheduler (tcp://host:port). "

@@ -28,7 +28,8 @@ class WallClockCap(ValidationError):
 
 class StepBudget(ValidationError):
     """The deterministic step budget (``max_steps`` validated steps) was spent: the run is
-    certified up to there, and the same budget stops at the same step on any machine."""
+    certified up to there; the same budget stops at the same step whatever the load or
+    speed of the machine."""
 
 
 @contextmanager

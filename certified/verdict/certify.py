@@ -181,7 +181,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
         the reason "wall-clock cap", never a different certified result.
     max_steps : int or None
         Deterministic budget of validated steps per integration (default: none): like
-        ``t_max``, it gives the same verdict on any machine.
+        ``t_max``, it gives the same verdict whatever the load or speed of the machine.
     backend : {"flint", "mpmath"}
     check_every : Fraction
         Try the tail lemma whenever t has advanced by this much.
