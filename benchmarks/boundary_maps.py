@@ -52,9 +52,9 @@ ROWS = {
     "5_2_inside": ("5.2 inside its hypotheses (strategy)", "5.2", ("strategy", "5.2", None)),
     "4_2_inside": ("4.2 inside Definition 4.1 (good triples)", "4.2",
                    ("strategy", "4.2", None)),
-    "bool_d2": ("2.1's Boolean rank-≤ 2 form, V = Q = K = I, d = 2, n = 5", "2.1",
+    "bool_d2": ("2.1's Boolean two-leader form, V = Q = K = I, d = 2, n = 5", "2.1",
                 ("family", "attention-boolean", 5, 2)),
-    "bool_d3": ("2.1's Boolean rank-≤ 2 form, V = Q = K = I, d = 3, n = 5", "2.1",
+    "bool_d3": ("2.1's Boolean two-leader form, V = Q = K = I, d = 3, n = 5", "2.1",
                 ("family", "attention-boolean", 5, 3)),
     "4_2_leading_negative": ("4.2 outside: λ₁ negative", "4.2",
                              ("strategy", "4.2", "leading_negative")),
@@ -133,10 +133,11 @@ def figure(results: dict[str, dict]) -> None:
             ax.errorbar(x, k / n, yerr=[[max(0.0, k / n - lo)], [max(0.0, hi - k / n)]],
                         color="black",
                         capsize=4, lw=1)
-            ax.text(x, min(hi + 0.04, 0.93), str(k), ha="center", fontsize=8)
+            ax.text(x, hi + 0.03, str(k), ha="center", fontsize=8)
         ax.set_xticks(range(3), ["certified", "refuted", "undecided"], fontsize=8)
-        ax.set_ylim(0, 1)
-        ax.set_title(ROWS[rid][0], fontsize=7.5)
+        ax.set_ylim(0, 1.15)
+        ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
+        ax.set_title(f"{ROWS[rid][0]} (n = {n})", fontsize=7.5)
         ax.tick_params(axis="y", labelsize=7)
     for ax in list(axes.flat)[len(ids):]:
         ax.axis("off")
