@@ -204,14 +204,17 @@ def norm_matrix_candidates(V: Matrix) -> list[list[list[Fraction]]]:
     """Rational matrices S to try for N(v) = |S⁻¹v|₂ (heuristics; the lemma checks).
 
     First the (real) eigenvector basis of V in floating point — complex pairs as their
-    real and imaginary parts, so each 2×2 block of S⁻¹VS is a rotation-scaling whose
-    norm is the modulus — then the identity.
+    real and imaginary parts x, y, so each 2×2 block of S⁻¹VS is the rotation-scaling
+    [[a, b], [−b, a]] whose norm is the modulus |a + ib| — then the identity.
     """
     d = len(V)
     out: list[list[list[Fraction]]] = []
     Vf = scaled_float_matrix(V)  # eigenvectors are scale-free; V = 10^400·… is valid input
     try:
         w, vr = np.linalg.eig(Vf)
+        # numpy returns unit eigenvectors, so x and y of a pair share one scale, which
+        # keeps the block a rotation-scaling: scaling x and y apart (e.g. normalising
+        # each column) turns it into [[a, bs], [−b/s, a]], of norm up to |b|·max(s, 1/s).
         cols: list[np.ndarray] = []
         used = set()
         for k in np.argsort(-np.abs(w)):
@@ -230,7 +233,6 @@ def norm_matrix_candidates(V: Matrix) -> list[list[list[Fraction]]]:
         Sf = np.array(cols[:d]).T
         if Sf.shape == (d, d) and np.all(np.isfinite(Sf)) and \
                 np.linalg.cond(Sf) < 1e12:
-            Sf = Sf / np.linalg.norm(Sf, axis=0)
             out.append([[Fraction(float(x)).limit_denominator(2 ** 40) for x in row]
                         for row in Sf])
     except np.linalg.LinAlgError:

@@ -263,3 +263,37 @@ def test_astronomical_entries_do_not_crash_the_float_heuristics(tmp_path, capsys
                  "--out", str(tmp_path / "c.json")]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["verdict"] == "undecided"
+
+
+@pytest.mark.parametrize("V", [
+    # the 5.2-inside boundary row's instances #7, #10 and #16: a simple λ₁ and a complex
+    # pair of smaller modulus, not normal
+    [["-8", "5", "1"], ["-15", "19/2", "3/2"], ["-2", "1", "-3/2"]],
+    [["7", "-7/4", "15/4"], ["-12", "33/4", "-45/4"], ["-9", "53/4", "-59/4"]],
+    [["1/2", "-1", "-3/2"], ["0", "-3/4", "-5/4"], ["0", "1/4", "1/4"]],
+])
+def test_the_eigenvector_norm_of_a_complex_pair_is_its_modulus(V):
+    """The first norm candidate (the real eigenvector basis) gives ‖V|_G‖ equal to the
+    largest modulus on G, up to the basis' rounding to 2⁻⁴⁰. Normalising x and y of a
+    pair x ± iy separately made it 2.50 instead of 1.118 on #7 and 21.1 instead of 1.458
+    on #10, both above λ₁, so Lemma T7 was never tried ("no norm found")."""
+    from certified.tail.t7_projected import find_norm, norm_bound, norm_matrix_candidates
+
+    Vq = [[F(x) for x in row] for row in V]
+    inst = Instance.create(V=Vq, Q=np.eye(3, dtype=int).tolist(), K=np.eye(3, dtype=int).tolist(),
+                           X0=[[1, 0, 0], [0, 1, 0]])
+    lam_box, why = dominant_interval(inst)
+    assert lam_box is not None, why
+    with mpmath.workdps(50):
+        ev = sorted(mpmath.eig(mpmath.matrix([[mpmath.mpf(x.numerator) / x.denominator
+                                                for x in row] for row in Vq]))[0],
+                    key=lambda z: -abs(z))
+    lam1, rho_G = ev[0], max(abs(z) for z in ev[1:])
+    assert abs(lam1.imag) < 1e-40 and abs(lam1.real - (lam_box[0] + lam_box[1]) / 2) < 1e-40
+    with BK.workprec(256):
+        P, _ = spectral_projector(BK, Vq, lam_box)
+        W = BK.matmul(BK.array(Vq), BK.identity(3) - P)
+        nu = norm_bound(BK, W, norm_matrix_candidates(Vq)[0])[0]
+        S, why = find_norm(BK, Vq, lam_box)
+    assert S is not None, why
+    assert rho_G <= mpmath.mpf(nu.numerator) / nu.denominator <= rho_G * (1 + 1e-9)  # ≥ ρ: any operator norm
