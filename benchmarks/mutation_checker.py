@@ -46,7 +46,7 @@ FUNCTIONS = [f"certified.checker.{m}.x_{f}*" for m, fs in {
     "lemmas": ["check_t4_verdict", "_t4_expected", "closed", "check_centre_flags",
                "check_leader_follower", "_check_clusters", "_contains", "_margins", "_tails",
                "_larger"],
-    "projected": ["check_projected", "_covers"],
+    "projected": ["check_projected", "_covers", "check_t7_verdict"],
     "paranormal": ["check_paranormal", "check_paranormal_verdict"],
     "energy": ["check_t6_limit", "_check_proved", "check_t6_data", "check_t9_data",
                "check_t9_limit"],

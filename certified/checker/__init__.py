@@ -31,12 +31,12 @@ from .exact_lemmas import (_check_exact, _check_stationary_verify, _check_symmet
 from .hypotheses import decide, is_positive_definite
 from .claims import THEOREMS, check_timescale, nothing_claimed
 from .discrete import check_discrete
-from .lemmas import (T4_KEYS, _contains, _q, check_centre_flags,
-                     check_enclosure_at_T, check_leader_follower, check_t4_verdict, closed)
+from .lemmas import (T4_KEYS, check_enclosure_at_T, check_leader_follower, check_t4_verdict,
+                     closed)
 from .selftest import ArithmeticUnfit, arithmetic_selftest
 from .paranormal import (T8_KEYS, T8_TITLE, check_paranormal, check_paranormal_enclosure,
                          check_paranormal_verdict)
-from .projected import check_projected
+from .projected import T7_KEYS, T7_TITLE, check_projected, check_t7_verdict
 from .reading import (  # re-exported: tests and callers use these names here
     _long_numbers,
     _matrix,
@@ -206,7 +206,7 @@ def _t9_finish(ctx: _Ctx, parsed: dict) -> str:
 
 def _t7_prepare(ctx: _Ctx) -> dict:
     pb = check_projected(ctx.lemma, ctx.V, ctx.B, ctx.n)
-    _check_t7_verdict(ctx.obj, pb)
+    check_t7_verdict(ctx.obj, pb)
     return pb
 
 
@@ -264,11 +264,7 @@ LEMMAS: dict[str | None, _Rule] = {
                 frozenset({"lemma", "T", "mu", "q_at_T_upper", "log_n_upper", "sup_q_upper",
                            "E_T_upper", "rank_bound", "kappa_lower", "c_lower"}),
                 "x", True, _t9_prepare, _t6_at_T, _t9_finish),
-    "T7": _Rule("T7 (projected groups, simple dominant eigenvalue)",
-                frozenset({"lemma", "T", "lambda1", "psi_row", "psi", "norm_S", "nu", "c1",
-                           "c2", "Y", "Omega", "D", "beta_lower", "groups", "m", "delta",
-                           "delta0", "limits_psi_z", "omega_at_T", "boxes_at_T"}),
-                "x", False, _t7_prepare, _t7_at_T, _t7_finish),
+    "T7": _Rule(T7_TITLE, T7_KEYS, "x", False, _t7_prepare, _t7_at_T, _t7_finish),
     "T8": _Rule(T8_TITLE, T8_KEYS,
                 "x", False, _t8_prepare, _t8_at_T, _t8_finish),
     None: _Rule(None, frozenset(), None, False, _none_prepare, _none_at_T, _none_finish),
@@ -459,88 +455,6 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
             AttributeError) as exc:
         raise Malformed(f"certificate field missing or of the wrong type: {exc!r}") from None
     return Report(True, msg, ctx.steps_checked, time.perf_counter() - t_start)
-
-
-#: Lemma T7's cross-group statement (compared verbatim).
-T7_RATE_STATEMENT = ("for t >= T and i, l in different groups: P_il(t) <= "
-                     "exp(-m e^{2 lambda1 (t - T)})")
-
-
-def _check_t7_verdict(obj: dict, pb: dict) -> None:
-    """Lemma T7 proves Theorem 4.2's conclusion (and 5.2's when dim F = 1); each stored
-    limit interval must contain the one the checker proved for the token's group, ψ's
-    enclosure the recomputed ψ, the groups the recomputed ones, the rate m at most the
-    recomputed margin (C10)."""
-    if obj["theorem"] not in ("4.2", "5.2") or obj["verdict"] != "certified":
-        raise CheckFailure("verdict", "'certified' for Theorem 4.2 or 5.2 (what Lemma T7 "
-                           "proves)", f"{obj['verdict']!r} for Theorem {obj['theorem']}")
-    if obj.get("evidence") is not None:
-        raise CheckFailure("evidence", "null (the verdict is 'certified')",
-                           repr(obj["evidence"])[:60])
-    lim = closed(obj.get("limit") or {}, {"coordinate_limits", "hyperplane_values",
-                                          "functional", "groups", "cross_group_rate",
-                                          "not_proved", "F", "clusters"}, "limit")
-    for key in ("not_proved", "F"):  # prose (not a claim)
-        if not isinstance(lim.get(key, ""), str):
-            raise CheckFailure(f"limit.{key}", "a string", "another type")
-    group_of = {i: g for g, members in pb["groups"].items() for i in members}
-    coords = lim.get("coordinate_limits")
-    if not isinstance(coords, list) or len(coords) != len(group_of):
-        raise CheckFailure("limit.coordinate_limits", f"{len(group_of)} intervals", repr(coords))
-    for i, pair in enumerate(coords):
-        _contains(pair, pb["limits"][group_of[i]], f"limit.coordinate_limits[{i}]")
-    values = lim.get("hyperplane_values", [])
-    keys = sorted(pb["limits"])
-    if len(values) != len(keys):
-        raise CheckFailure("limit.hyperplane_values", f"{len(keys)} values", repr(values))
-    for pair, key in zip(values, keys):
-        _contains(pair, pb["limits"][key], f"limit.hyperplane_values ({key})")
-    if "functional" in lim:
-        fn = closed(lim["functional"], {"psi", "meaning"}, "limit.functional")
-        psi = fn.get("psi")
-        if not isinstance(psi, list) or len(psi) != len(pb["psi"]):
-            raise CheckFailure("limit.functional.psi", f"{len(pb['psi'])} intervals", repr(psi))
-        for c, pair in enumerate(psi):
-            _contains(pair, pb["psi"][c], f"limit.functional.psi[{c}]")
-    if "groups" in lim:
-        want = {k: v for k, v in pb["groups"].items() if v}
-        got = lim["groups"]
-        if not isinstance(got, dict) or {k: sorted(v) for k, v in got.items()} != want:
-            raise CheckFailure("limit.groups", repr(want), repr(got))
-    if "cross_group_rate" in lim:
-        rate = closed(lim["cross_group_rate"], {"statement", "m"}, "limit.cross_group_rate")
-        if rate.get("statement") != T7_RATE_STATEMENT:
-            raise CheckFailure("limit.cross_group_rate.statement", repr(T7_RATE_STATEMENT),
-                               repr(rate.get("statement")))
-        m = pb["m"]
-        if m is None:  # one sign group: there is no cross-group margin, so no rate claim
-            if rate.get("m") is not None:
-                raise CheckFailure("limit.cross_group_rate.m", "null (a single sign group "
-                                   "has no cross-group margin)", repr(rate.get("m")))
-        elif rate.get("m") is None or \
-                not 0 < _q(rate.get("m"), "limit.cross_group_rate.m") <= m:
-            raise CheckFailure("limit.cross_group_rate.m", f"0 < m <= {float(m)!r} "
-                               "(the recomputed cross-group margin)", repr(rate.get("m")))
-    if obj["theorem"] == "5.2" or "clusters" in lim:
-        # F = span φ (dimension 1): each cluster's centre must contain limit × φ, and the
-        # ≤ 2 points of a segment are its vertices, neither 0 (the limits exclude 0).
-        clusters = lim.get("clusters")
-        if not isinstance(clusters, list) or len(clusters) != len(keys):
-            raise CheckFailure("limit.clusters", f"{len(keys)} clusters", repr(clusters))
-        for idx, (cl, key) in enumerate(zip(clusters, keys)):
-            where = f"limit.clusters[{idx}]"
-            closed(cl, {"members", "center", "is_hull_vertex", "is_zero"}, where)
-            if sorted(cl.get("members", [])) != pb["groups"][key]:
-                raise CheckFailure(f"{where}.members", str(pb["groups"][key]),
-                                   repr(cl.get("members")))
-            lo, hi = pb["limits"][key]
-            if len(cl["center"]) != len(pb["phi"]):
-                raise CheckFailure(f"{where}.center", f"{len(pb['phi'])} intervals",
-                                   repr(cl["center"])[:60])
-            for c, (a, b) in enumerate(pb["phi"]):
-                ps = (lo * a, lo * b, hi * a, hi * b)
-                _contains(cl["center"][c], (min(ps), max(ps)), f"{where}.center[{c}]")
-            check_centre_flags(cl, where)
 
 
 def _shapes(V: list, Q: list, K: list, X0: list, inst: dict) -> None:

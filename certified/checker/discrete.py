@@ -1,6 +1,6 @@
 """The layer map of discrete time, iterated in the checker's exact balls (Lemma C21).
 
-A discrete-time certificate (Lemma T10) stores no step data: the layer map of Remark 1.1,
+A discrete-time certificate (Lemmas T10, T8's and T7's discrete forms) stores no step data: the layer map of Remark 1.1,
 x⁺ = x + Δt·P(x)·X·Vᵀ, has no truncation, so the checker iterates it itself from the
 exact X0 in :class:`~.balls.Ball` arithmetic (fixed point at the check's scale, exp by
 mpmath's directed rounding) and compares the certificate's boxes at the layer K with its
@@ -24,6 +24,7 @@ from .lemmas import (T4_KEYS, RATE_STATEMENT_DISCRETE, _q, check_leader_follower
                      check_stored_boxes, check_t4_verdict, closed)
 from .paranormal import (T8_KEYS, T8_TITLE, check_paranormal, check_paranormal_boxes,
                          check_paranormal_verdict)
+from .projected import T7_KEYS, T7_TITLE, check_projected, check_t7_verdict
 
 __all__ = ["T10_TITLE", "check_boxes_at_layer", "check_discrete", "iterate_layers",
            "layer_map", "z_boxes"]
@@ -123,16 +124,19 @@ def check_discrete(ctx: Any) -> str:
     if ctx.lemma is None:  # layers run, no lemma held: nothing is claimed
         nothing_claimed(ctx.obj)
         layers = _discrete_integration(ctx, dt, 0)
-        iterate_layers(ctx.X0, ctx.V, ctx.B, dt, layers)  # finite balls (BallError else)
+        # finite balls (BallError else), at finer scales while the iteration fails
+        _iterate_until_fine(ctx, dt, 0, layers, lambda X: None)
         ctx.steps_checked = layers
         ctx.judge()
         return (f"valid: the layer map iterated to layer {layers} (Δt = {dt}); no lemma, "
                 "verdict undecided")
     title = ctx.lemma.get("lemma")
-    if title not in (T10_TITLE, T8_TITLE):
-        raise CheckFailure("tail_lemma.lemma", f"{T10_TITLE!r} or {T8_TITLE!r}", repr(title))
-    closed(ctx.lemma, set(_T10_KEYS) if title == T10_TITLE else T8_KEYS | {"dt", "layer"},
-           "tail_lemma")
+    keys = {T10_TITLE: _T10_KEYS, T8_TITLE: T8_KEYS | {"dt", "layer"},
+            T7_TITLE: T7_KEYS | {"dt", "layer"}}
+    if title not in keys:
+        raise CheckFailure("tail_lemma.lemma", f"{T10_TITLE!r}, {T8_TITLE!r} or {T7_TITLE!r}",
+                           repr(title))
+    closed(ctx.lemma, set(keys[title]), "tail_lemma")
     if _frac(ctx.lemma["dt"], "tail_lemma.dt") != dt:
         raise CheckFailure("tail_lemma.dt", f"{dt} (the instance's Δt)", repr(ctx.lemma["dt"]))
     K = ctx.lemma["layer"]
@@ -143,6 +147,9 @@ def check_discrete(ctx: Any) -> str:
     if title == T8_TITLE:  # Theorem 5.2, paranormal V: T8's discrete form (Lemma C11)
         lf = check_paranormal(ctx.lemma, ctx.V, ctx.B, ctx.n, dt=dt)
         check_paranormal_verdict(ctx.obj, lf, ctx.X0, RATE_STATEMENT_DISCRETE)
+    elif title == T7_TITLE:  # Theorems 4.2 / 5.2, simple dominant λ₁: T7's discrete form
+        lf = check_projected(ctx.lemma, ctx.V, ctx.B, ctx.n, dt=dt)
+        check_t7_verdict(ctx.obj, lf, dt=dt)
     else:
         if ctx.lam is None or ctx.lam <= 0:
             raise CheckFailure("instance.V", "V = λI with λ > 0 (Lemma T10)", "another V")
@@ -151,7 +158,9 @@ def check_discrete(ctx: Any) -> str:
     layers = _discrete_integration(ctx, dt, K)
 
     def compare(X: np.ndarray) -> None:  # the stored boxes at K ⊇ the checker's own
-        if title == T8_TITLE:
+        if title == T7_TITLE:  # boxes_at_T are boxes of x^[K] (no rescaling)
+            _check_x_boxes(lf["boxes"], X)
+        elif title == T8_TITLE:
             check_paranormal_boxes(lf, X, const(Fraction(1) / (1 + lf["lam"] * dt) ** K))
         else:
             check_boxes_at_layer(lf, X, ctx.lam, dt, K)
@@ -163,8 +172,11 @@ def check_discrete(ctx: Any) -> str:
         raise CheckFailure("timescale.T_first", f"a layer time k·Δt (Δt = {dt})",
                            repr(ts["T_first"]))
     n = ctx.n
-    P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
-    ctx.judge({"clusters": len(set(lf["leader"])), "P_star": P})
+    if title == T7_TITLE:  # no P* is claimed (as in continuous time)
+        ctx.judge()
+    else:
+        P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
+        ctx.judge({"clusters": len(set(lf["leader"])), "P_star": P})
     return (f"valid: Lemma {title.split(' ')[0]} re-checked; the layer map iterated to layer {layers} "
             f"(Δt = {dt}, lemma at layer {K}); verdict {ctx.obj['verdict']!r} for Theorem "
             f"{ctx.obj['theorem']}")
@@ -210,7 +222,13 @@ def _discrete_integration(ctx: Any, dt: Fraction, K: int) -> int:
     # the variable the producer's run reports its sets in: z for T10 (and no lemma), x for
     # T8 (whose F and G parts are taken from x); the checker reads no set, it iterates
     # the layer map in x itself
-    want = "x" if (ctx.lemma or {}).get("lemma") == T8_TITLE else "z"
+    # (with no lemma: the run of the lemma the instance admits, z for V = λI with λ > 0,
+    # x for a T7 or T8 run that stopped undecided)
+    title = (ctx.lemma or {}).get("lemma")
+    if title is None:
+        want = "z" if ctx.lam is not None and ctx.lam > 0 else "x"
+    else:
+        want = "x" if title in (T8_TITLE, T7_TITLE) else "z"
     if integ.get("variable") != want or integ.get("order") != 1:
         raise CheckFailure("integration", f"variable {want!r} and order 1 (the layer map)",
                            f"{integ.get('variable')!r}, {integ.get('order')!r}")
@@ -237,6 +255,18 @@ def _discrete_integration(ctx: Any, dt: Fraction, K: int) -> int:
                            f"integration.steps, >= tail_lemma.T = {K * dt})",
                            repr(integ.get("certified_until")))
     return layers
+
+
+def _check_x_boxes(boxes: list, X: np.ndarray) -> None:
+    """Lemma T7's stored boxes of x^[K] (exact rational intervals) contain the checker's
+    own enclosure X (n, d) of the layer map's iterate (Lemma C21)."""
+    for i, row in enumerate(boxes):
+        for c, (lo, hi) in enumerate(row):
+            b = X[i, c]
+            if not (lo <= b.lo_q() and b.hi_q() <= hi):
+                raise CheckFailure(f"tail_lemma.boxes_at_T[{i}][{c}]",
+                                   f"an interval containing the iterated {b!r}",
+                                   f"[{lo}, {hi}]")
 
 
 def _frac(x: Any, where: str) -> Fraction:

@@ -13,12 +13,21 @@ from __future__ import annotations
 from fractions import Fraction
 from math import isqrt
 
-from .balls import const
+from mpmath import libmp as L
+
+from .balls import const, exp_up, le_q, mpf_down, mpf_up, mul_up
 from .errors import CheckFailure
 from .hypotheses import charpoly
-from .lemmas import Iv, _add, _contains, _dot, _iv, _mul, _q
+from .lemmas import Iv, _add, _contains, _dot, _iv, _mul, _q, check_centre_flags, closed
 
-__all__ = ["check_projected"]
+__all__ = ["T7_KEYS", "T7_TITLE", "check_projected", "check_t7_verdict"]
+
+#: Lemma T7's title and the fields of its ``tail_lemma`` block (the discrete form adds
+#: ``dt`` and ``layer``).
+T7_TITLE = "T7 (projected groups, simple dominant eigenvalue)"
+T7_KEYS = frozenset({"lemma", "T", "lambda1", "psi_row", "psi", "norm_S", "nu", "c1", "c2", "Y",
+                     "Omega", "D", "beta_lower", "groups", "m", "delta", "delta0",
+                     "limits_psi_z", "omega_at_T", "boxes_at_T"})
 
 Mat = list[list[Iv]]
 
@@ -82,9 +91,13 @@ def _peval(a: list[Fraction], x: Fraction) -> Fraction:
     return out
 
 
-def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]], n: int
-                    ) -> dict:
+def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]], n: int,
+                    dt: Fraction | None = None) -> dict:
     """Re-verify Lemma T7's hypotheses and conclusions from the stored data at T.
+
+    With ``dt`` (discrete time, T = K·Δt, checked by the caller): the discrete form's
+    leakage bound |G|·D·e^{−m}(α + 1/(2m)), α ≤ λ_hiΔt/(1 + λ_hiΔt), and the limits of
+    ψ(z) = q^{−K}ψ(x^{[K]}), q = 1 + λ₁Δt (Lemma C10, discrete time).
 
     Returns the parsed lemma (T, boxes, groups, proved limit intervals).
     """
@@ -133,7 +146,11 @@ def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]
     if not 0 < beta_lower <= beta[0]:
         raise CheckFailure("tail_lemma.beta_lower", f"0 < beta_lower <= {float(beta[0])!r} "
                            "(recomputed ⟨φ₁, Bφ₁⟩)", str(lemma["beta_lower"]))
-    _covers(lemma["psi"], psi, "tail_lemma.psi")
+    try:
+        _covers(lemma["psi"], psi, "tail_lemma.psi")
+    except CheckFailure as exc:  # ψ is recomputed from psi_row: name both fields
+        raise CheckFailure(exc.where, f"{exc.expected} (ψ = row psi_row = {r} of Π)",
+                           exc.got) from None
     # The norm N(v) = |S⁻¹v|₂ and ν ≥ ‖S⁻¹WS‖₂, W = V(I − Π).
     S = [[_q(x, "tail_lemma.norm_S") for x in row] for row in lemma["norm_S"]]
     if len(S) != d or any(len(row) != d for row in S):
@@ -177,7 +194,7 @@ def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]
                                + (" from boxes_at_T)" if key in ("Y", "Omega", "D") else ")"),
                                str(lemma[key]))
     _covers(lemma["omega_at_T"], omega, "tail_lemma.omega_at_T")
-    delta0 = Fraction(0)
+    leak = None  # the recomputed leakage bound δ₀ (an mpf, rounded up), with two groups
     m = None
     if plus and minus:
         delta = _q(lemma["delta"], "tail_lemma.delta")
@@ -192,10 +209,16 @@ def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]
             raise CheckFailure("tail_lemma.m", "a positive cross-group margin (H2) from "
                                "boxes_at_T, delta, beta_lower, c1, c2, Y",
                                f"{float(m)} recomputed")
-        leak = (-const(m)).exp() * const(Fraction(max(len(plus), len(minus))) * D / (2 * m))
-        delta0 = leak.hi_q()
-        if not delta0 < delta:
-            raise CheckFailure("tail_lemma.delta0", f"< δ = {float(delta)}", f"{float(delta0)}")
+        w = Fraction(1, 2) / m  # δ₀ = |G|·D·e^{−m}·w
+        if dt is not None:  # + α, at its largest over the interval of λ₁ (α grows with λ)
+            w += lam[1] * dt / (1 + lam[1] * dt)
+        # In mpmath floats rounded upwards, not fixed-point balls: e^{−m} for a margin of
+        # m = 27,000 (a refined discrete run) is far below the balls' unit 2^−P.
+        leak = mul_up(exp_up(L.mpf_neg(mpf_down(m))),
+                      mpf_up(Fraction(max(len(plus), len(minus))) * D * w))
+        if not L.mpf_cmp(leak, mpf_down(delta)) < 0:
+            raise CheckFailure("tail_lemma.delta0", f"< δ = {float(delta)}",
+                               f"{L.to_str(leak, 17)} recomputed")
         stored_m = _q(lemma["m"], "tail_lemma.m")
         if not 0 < stored_m <= m:
             raise CheckFailure("tail_lemma.m", f"0 < m <= {float(m)} (recomputed)",
@@ -203,12 +226,23 @@ def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]
     elif lemma.get("m") is not None:
         raise CheckFailure("tail_lemma.m", "null (one group: no cross-group margin)",
                            str(lemma["m"]))
-    if _q(lemma["delta0"], "tail_lemma.delta0") < delta0:
-        raise CheckFailure("tail_lemma.delta0", f">= {float(delta0)!r} (recomputed)",
+    # The stored δ₀ must be ≥ the recomputed bound (compared as mpf, so that e^{−m} with
+    # m in the millions needs no rational of a million bits); the limits below are then
+    # derived with the stored δ₀, a valid (perhaps wider) leakage bound.
+    delta0 = _q(lemma["delta0"], "tail_lemma.delta0")
+    if delta0 < 0 or (leak is not None and not le_q(leak, delta0)):
+        raise CheckFailure("tail_lemma.delta0", (f">= {L.to_str(leak, 17)} (recomputed)"
+                                                 if leak is not None else ">= 0"),
                            str(lemma["delta0"]))
-    decay = (-(const(T) * const(lam[0]))).exp()  # e^{−λ₁T} ≤ this, ≥ the one below
-    decay_lo = (-(const(T) * const(lam[1]))).exp()
-    e_lo, e_hi = decay_lo.lo_q(), decay.hi_q()
+    if dt is None:
+        decay = (-(const(T) * const(lam[0]))).exp()  # e^{−λ₁T} ≤ this, ≥ the one below
+        decay_lo = (-(const(T) * const(lam[1]))).exp()
+        e_lo, e_hi = decay_lo.lo_q(), decay.hi_q()
+    else:  # q^{−K} for q = 1 + λ₁Δt, λ₁ ∈ [lam_lo, lam_hi]: exact
+        K = T / dt
+        if K.denominator != 1:
+            raise CheckFailure("tail_lemma.T", f"a layer time K·Δt (Δt = {dt})", str(T))
+        e_lo, e_hi = (1 + lam[1] * dt) ** -int(K), (1 + lam[0] * dt) ** -int(K)
     proved: dict[str, Iv] = {}
     if plus:
         lo, hi = min(omega[i][0] for i in plus) - delta0, max(omega[i][1] for i in plus)
@@ -232,3 +266,88 @@ def _covers(stored: object, vals: list[Iv], where: str) -> None:
         raise CheckFailure(where, f"{len(vals)} intervals", repr(stored)[:60])
     for i, (pair, iv) in enumerate(zip(stored, vals)):
         _contains(pair, iv, f"{where}[{i}]")
+
+
+#: Lemma T7's cross-group statement, in continuous and in discrete time (compared verbatim).
+T7_RATE_STATEMENT = ("for t >= T and i, l in different groups: P_il(t) <= "
+                     "exp(-m e^{2 lambda1 (t - T)})")
+T7_RATE_STATEMENT_DISCRETE = ("for layers k >= K = T/dt and i, l in different groups: "
+                              "P_il <= exp(-m (1 + lambda1 dt)^{2(k - K)})")
+
+
+def check_t7_verdict(obj: dict, pb: dict, dt: Fraction | None = None) -> None:
+    """Lemma T7 proves Theorem 4.2's conclusion (and 5.2's when dim F = 1); each stored
+    limit interval must contain the one the checker proved for the token's group, ψ's
+    enclosure the recomputed ψ, the groups the recomputed ones, the rate m at most the
+    recomputed margin (C10). ``dt``: the discrete form's rate statement."""
+    if obj["theorem"] not in ("4.2", "5.2") or obj["verdict"] != "certified":
+        raise CheckFailure("verdict", "'certified' for Theorem 4.2 or 5.2 (what Lemma T7 "
+                           "proves)", f"{obj['verdict']!r} for Theorem {obj['theorem']}")
+    if obj.get("evidence") is not None:
+        raise CheckFailure("evidence", "null (the verdict is 'certified')",
+                           repr(obj["evidence"])[:60])
+    lim = closed(obj.get("limit") or {}, {"coordinate_limits", "hyperplane_values",
+                                          "functional", "groups", "cross_group_rate",
+                                          "not_proved", "F", "clusters"}, "limit")
+    for key in ("not_proved", "F"):  # prose (not a claim)
+        if not isinstance(lim.get(key, ""), str):
+            raise CheckFailure(f"limit.{key}", "a string", "another type")
+    group_of = {i: g for g, members in pb["groups"].items() for i in members}
+    coords = lim.get("coordinate_limits")
+    if not isinstance(coords, list) or len(coords) != len(group_of):
+        raise CheckFailure("limit.coordinate_limits", f"{len(group_of)} intervals", repr(coords))
+    for i, pair in enumerate(coords):
+        _contains(pair, pb["limits"][group_of[i]], f"limit.coordinate_limits[{i}]")
+    values = lim.get("hyperplane_values", [])
+    keys = sorted(pb["limits"])
+    if len(values) != len(keys):
+        raise CheckFailure("limit.hyperplane_values", f"{len(keys)} values", repr(values))
+    for pair, key in zip(values, keys):
+        _contains(pair, pb["limits"][key], f"limit.hyperplane_values ({key})")
+    if "functional" in lim:
+        fn = closed(lim["functional"], {"psi", "meaning"}, "limit.functional")
+        psi = fn.get("psi")
+        if not isinstance(psi, list) or len(psi) != len(pb["psi"]):
+            raise CheckFailure("limit.functional.psi", f"{len(pb['psi'])} intervals", repr(psi))
+        for c, pair in enumerate(psi):
+            _contains(pair, pb["psi"][c], f"limit.functional.psi[{c}]")
+    if "groups" in lim:
+        want = {k: v for k, v in pb["groups"].items() if v}
+        got = lim["groups"]
+        if not isinstance(got, dict) or {k: sorted(v) for k, v in got.items()} != want:
+            raise CheckFailure("limit.groups", repr(want), repr(got))
+    if "cross_group_rate" in lim:
+        rate = closed(lim["cross_group_rate"], {"statement", "m"}, "limit.cross_group_rate")
+        want_statement = T7_RATE_STATEMENT if dt is None else T7_RATE_STATEMENT_DISCRETE
+        if rate.get("statement") != want_statement:
+            raise CheckFailure("limit.cross_group_rate.statement", repr(want_statement),
+                               repr(rate.get("statement")))
+        m = pb["m"]
+        if m is None:  # one sign group: there is no cross-group margin, so no rate claim
+            if rate.get("m") is not None:
+                raise CheckFailure("limit.cross_group_rate.m", "null (a single sign group "
+                                   "has no cross-group margin)", repr(rate.get("m")))
+        elif rate.get("m") is None or \
+                not 0 < _q(rate.get("m"), "limit.cross_group_rate.m") <= m:
+            raise CheckFailure("limit.cross_group_rate.m", f"0 < m <= {float(m)!r} "
+                               "(the recomputed cross-group margin)", repr(rate.get("m")))
+    if obj["theorem"] == "5.2" or "clusters" in lim:
+        # F = span φ (dimension 1): each cluster's centre must contain limit × φ, and the
+        # ≤ 2 points of a segment are its vertices, neither 0 (the limits exclude 0).
+        clusters = lim.get("clusters")
+        if not isinstance(clusters, list) or len(clusters) != len(keys):
+            raise CheckFailure("limit.clusters", f"{len(keys)} clusters", repr(clusters))
+        for idx, (cl, key) in enumerate(zip(clusters, keys)):
+            where = f"limit.clusters[{idx}]"
+            closed(cl, {"members", "center", "is_hull_vertex", "is_zero"}, where)
+            if sorted(cl.get("members", [])) != pb["groups"][key]:
+                raise CheckFailure(f"{where}.members", str(pb["groups"][key]),
+                                   repr(cl.get("members")))
+            lo, hi = pb["limits"][key]
+            if len(cl["center"]) != len(pb["phi"]):
+                raise CheckFailure(f"{where}.center", f"{len(pb['phi'])} intervals",
+                                   repr(cl["center"])[:60])
+            for c, (a, b) in enumerate(pb["phi"]):
+                ps = (lo * a, lo * b, hi * a, hi * b)
+                _contains(cl["center"][c], (min(ps), max(ps)), f"{where}.center[{c}]")
+            check_centre_flags(cl, where)

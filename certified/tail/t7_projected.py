@@ -43,8 +43,12 @@ from certified.exact.spectrum import Spectrum
 from certified.tail.boxes import Box, round_box
 from certified.tail.protocol import LemmaPicture
 
-__all__ = ["ProjectedBound", "find_norm", "norm_bound", "norm_matrix_candidates",
+__all__ = ["T7_TITLE", "ProjectedBound", "find_norm", "norm_bound", "norm_matrix_candidates",
            "projected_groups", "spectral_projector"]
+
+#: The lemma's title in certificates (continuous and discrete time; the discrete form adds
+#: the fields ``dt`` and ``layer``).
+T7_TITLE = "T7 (projected groups, simple dominant eigenvalue)"
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,8 @@ class ProjectedBound:
         Tokens with ψ(x_i(T)) > 0 and < 0 (each provably).
     m : Fraction or None
         Cross-group margin: P_il(t) ≤ exp(−m e^{2λ₁(t−T)}) for i, l in different groups
-        (None with a single group).
+        (None with a single group); in discrete time P_il ≤ exp(−m q^{2(k−K)}) at the
+        layers k ≥ K, q = 1 + λ₁Δt.
     delta, delta0 : Fraction
         Bootstrap inflation and the proved leakage bound δ₀ < δ.
     limits : dict {"+"|"-": Box}
@@ -97,6 +102,7 @@ class ProjectedBound:
     boxes: list[list[Box]]
     psi: list[Box] = _field(default_factory=list)
     phi: list[Box] = _field(default_factory=list)
+    dt: Fraction | None = None  # discrete time (the layer map, step Δt): T7's discrete form
 
     lemma = "T7"
 
@@ -125,8 +131,10 @@ class ProjectedBound:
         def enc(b: Box) -> list[str]:
             return bounds_to_json(b[0], b[1], digits)
 
-        return {
-            "lemma": "T7 (projected groups, simple dominant eigenvalue)",
+        head: dict[str, Any] = {"lemma": T7_TITLE}
+        if self.dt is not None:
+            head.update(dt=fraction_to_str(self.dt), layer=int(self.T / self.dt))
+        return head | {
             "T": fraction_to_str(self.T),
             "lambda1": [fraction_to_str(self.lam_box[0]), fraction_to_str(self.lam_box[1])],
             "psi_row": self.row,
@@ -283,8 +291,8 @@ def _sqrt_upper(bk: Backend, x: Any) -> Fraction:
 # -- Lemma T7 -----------------------------------------------------------------------------
 
 def projected_groups(bk: Backend, V: Matrix, B: Matrix, lam_box: Box, T: Fraction,
-                     boxes: Sequence[Sequence[Box]], S_candidates: Sequence[Matrix] | None = None
-                     ) -> tuple[ProjectedBound | None, str]:
+                     boxes: Sequence[Sequence[Box]], S_candidates: Sequence[Matrix] | None = None,
+                     dt: Fraction | None = None) -> tuple[ProjectedBound | None, str]:
     """Check Lemma T7 at time T; return its conclusions, or ``(None, reason)``.
 
     Parameters
@@ -301,8 +309,16 @@ def projected_groups(bk: Backend, V: Matrix, B: Matrix, lam_box: Box, T: Fractio
         boxes[i][c] ∋ x_{i,c}(T) (the *original* variable).
     S_candidates : list of d×d rational matrices, optional
         Norms to try (default :func:`norm_matrix_candidates`).
+    dt : Fraction, optional
+        Discrete time (the layer map x⁺ = x + Δt·V·Σ_j P_ij x_j): Lemma T7's discrete form,
+        at the layer K = T/Δt. The hypotheses are T7's; the leakage bound becomes
+        max(|G⁺|, |G⁻|)·D·e^{−m}(α + 1/(2m)), α = λ₁Δt/(1 + λ₁Δt), and the limits of
+        ψ(z) = q^{−K}ψ(x^{[K]}), q = 1 + λ₁Δt (``proofs_notes/tail.md``). No step-size
+        condition: ν < λ₁ is all the proof needs, at every Δt > 0.
     """
     n, d = len(boxes), len(V)
+    if dt is not None and (dt <= 0 or (T / dt).denominator != 1):
+        return None, f"T = {T} is not a layer time k·Δt (Δt = {dt})"
     P, why = spectral_projector(bk, V, lam_box)
     if P is None:
         return None, why
@@ -371,7 +387,11 @@ def projected_groups(bk: Backend, V: Matrix, B: Matrix, lam_box: Box, T: Fractio
         return round_box(m, m, 30)[0] if m > 0 else None
 
     def leakage(m: Fraction) -> Fraction:
-        e = bk.exp(bk.const(-m)) * bk.const(Fraction(max(len(plus), len(minus))) * D / (2 * m))
+        # δ₀ = |G|·D·e^{−m}/(2m); discrete: |G|·D·e^{−m}(α + 1/(2m)), α ≤ its value at λ_hi
+        w = Fraction(1, 2) / m
+        if dt is not None:
+            w += lam_box[1] * dt / (1 + lam_box[1] * dt)
+        e = bk.exp(bk.const(-m)) * bk.const(Fraction(max(len(plus), len(minus))) * D * w)
         return bk.bounds(e)[1]
 
     m: Fraction | None = None
@@ -394,7 +414,11 @@ def projected_groups(bk: Backend, V: Matrix, B: Matrix, lam_box: Box, T: Fractio
     # Limits of ψ(z) = e^{−λ₁T} ψ(x) over each group, from the group's range at T.
     # End by end in exact rationals: a wide ball's radius carries ~30 bits in Arb, so a
     # ball product could put the lower end of a tiny positive limit below 0.
-    e_lo, e_hi = bk.bounds(bk.exp(-bk.interval(*lam_box) * bk.const(T)))
+    if dt is None:
+        e_lo, e_hi = bk.bounds(bk.exp(-bk.interval(*lam_box) * bk.const(T)))
+    else:  # ψ(z^{[K]}) = q^{−K} ψ(x^{[K]}), q = 1 + λ₁Δt: exact rational ends
+        K = int(T / dt)
+        e_lo, e_hi = (1 + lam_box[1] * dt) ** -K, (1 + lam_box[0] * dt) ** -K
     limits: dict[str, Box] = {}
     if plus:  # 0 < m⁺ − δ₀ ≤ M⁺
         limits["+"] = (e_lo * (m_plus - delta0), e_hi * M_plus)
@@ -403,7 +427,7 @@ def projected_groups(bk: Backend, V: Matrix, B: Matrix, lam_box: Box, T: Fractio
     return ProjectedBound(T, lam_box, row, [list(r) for r in S], nu, c1, c2, Y, Omega, D,
                           beta_lo, {"+": plus, "-": minus}, m, delta, delta0, limits, om,
                           [list(r) for r in boxes], [bk.bounds(v) for v in psi],
-                          [bk.bounds(v) for v in phi]), ""
+                          [bk.bounds(v) for v in phi], dt), ""
 
 
 

@@ -233,25 +233,31 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     lam = instance.scalar_V
     if isinstance(instance.time, Discrete) and lam is not None and lam > 0:
         _run_leader_follower(out, job, lam, dt=instance.time.dt)  # Lemma T10
-    elif isinstance(instance.time, Discrete) and thm == "5.2":
+    elif isinstance(instance.time, Discrete) and thm in ("4.2", "5.2"):
         dt = instance.time.dt
-        split, why8 = paranormal_split(instance.V, instance.B)
+        split, why8 = (paranormal_split(instance.V, instance.B) if thm == "5.2"
+                       else (None, ""))
         if split is not None and split.BFG is None and step_size_condition(split, dt):
             _run_paranormal(out, job, split, dt=dt)  # Lemma T8, discrete form
-        else:
+        elif split is not None:  # dim F ≥ 2: λ is not simple, so T7 does not apply either
             out.reason = ("discrete time: Lemma T10 needs V = λI, and Lemma T8's discrete "
                           "form does not apply (" + (
-                why8 if split is None else
                 "F–G cross terms in B': the discrete form is proved without them"
                 if split.BFG is not None else
                 f"its step-size condition (1 + νΔt)² ≤ 1 + λΔt fails: ν = {split.nu}, "
                 f"λ = {split.lam}, Δt = {dt}") + "); nothing about k → ∞ is proved for "
                 "this V (use `certified simulate` for finite depth)")
+        else:  # a simple dominant λ₁ (Theorem 4.2; 5.2 with dim F = 1): T7's discrete form
+            _run_projected(out, job, dt=dt)
+            if out.verdict is Verdict.UNDECIDED and thm == "5.2":
+                out.reason = f"Lemma T8 does not apply ({why8}); Lemma T7: {out.reason}"
     elif isinstance(instance.time, Discrete):
         out.reason = ("discrete time: a tail lemma exists only for V = λI with λ > 0 "
-                      "(Lemma T10) and, for Theorem 5.2, a paranormal V under Lemma T8's "
-                      "step-size condition; nothing about k → ∞ is proved for this V (use "
-                      "`certified simulate` for finite depth)")
+                      "(Lemma T10), for Theorems 4.2 and 5.2 with a simple dominant "
+                      "eigenvalue (Lemma T7's discrete form) and for Theorem 5.2 with a "
+                      "paranormal V under Lemma T8's step-size condition; nothing about "
+                      "k → ∞ is proved for this V (use `certified simulate` for finite "
+                      "depth)")
     elif applies_stationary(instance) is None:
         _run_stationary(out, job)
     elif lam is not None and lam > 0 and find_lemma(instance) == "S1":
@@ -403,8 +409,17 @@ def _run_leader_follower(out: Verification, job: _Job, lam: Fraction,
                                                                  digits)
 
 
-def _run_projected(out: Verification, job: _Job) -> None:
-    """Theorem 4.2 for V ≠ λI: integrate in x and try Lemma T7 every ``check_every``."""
+#: Lemma T7's cross-group statement, in continuous and in discrete time (the checker
+#: compares them verbatim).
+T7_RATE_STATEMENT = ("for t >= T and i, l in different groups: P_il(t) <= "
+                     "exp(-m e^{2 lambda1 (t - T)})")
+T7_RATE_STATEMENT_DISCRETE = ("for layers k >= K = T/dt and i, l in different groups: "
+                              "P_il <= exp(-m (1 + lambda1 dt)^{2(k - K)})")
+
+
+def _run_projected(out: Verification, job: _Job, dt: Fraction | None = None) -> None:
+    """Theorem 4.2 for V ≠ λI: integrate in x and try Lemma T7 every ``check_every``
+    (with ``dt``: the layer map, and T7's discrete form at the check layers)."""
     inst, digits, prec = job.instance, job.precision.digits, job.precision
     backend, check_every = job.backend, job.check_every
 
@@ -432,7 +447,7 @@ def _run_projected(out: Verification, job: _Job) -> None:
         boxes = [[checkable_box(bk, box[i, c], keep) for c in range(inst.d)]
                  for i in range(inst.n)]
         with bk.workprec(prec.lemma_bits):
-            return projected_groups(bk, inst.V, inst.B, lam_box, t, boxes, cands)
+            return projected_groups(bk, inst.V, inst.B, lam_box, t, boxes, cands, dt=dt)
 
     # Refine while a group's limit interval is wider than the target.
     target = Fraction(1, 10 ** digits)
@@ -455,8 +470,8 @@ def _run_projected(out: Verification, job: _Job) -> None:
                                 "the hyperplanes are {z : ψ(z) = value}"},
                  # a sign group without tokens claims nothing: not written
                  "groups": {s: m for s, m in pb.groups.items() if m},
-                 "cross_group_rate": {"statement": "for t >= T and i, l in different groups: "
-                                      "P_il(t) <= exp(-m e^{2 lambda1 (t - T)})",
+                 "cross_group_rate": {"statement": T7_RATE_STATEMENT if dt is None
+                                      else T7_RATE_STATEMENT_DISCRETE,
                                       "m": None if pb.m is None else str(pb.m)},
                  "not_proved": "the other coordinates of z_i (they may diverge), the limit "
                                "of P within a group, and a rate of convergence within a group"}
@@ -477,6 +492,9 @@ def _run_projected(out: Verification, job: _Job) -> None:
         out.reason = (f"Lemma T7 holds at T = {pb.T}: with F = span φ₁ (dimension 1) the "
                       f"F-components converge to {pb.values} point(s) aφ, bφ, the vertices "
                       "of K = conv{aφ, bφ}, none 0")
+    if dt is not None:
+        out.reason += (f" (T7's discrete form, layer {int(pb.T / dt)} of Δt = {dt}; z^[k] = "
+                       "(I + ΔtV)^{-k} x^[k])")
 
 
 def _run_paranormal(out: Verification, job: _Job, split: Any,

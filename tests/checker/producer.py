@@ -45,6 +45,7 @@ CASES = {
     "t10_31": ("examples/discrete_layers.json", "3.1", 8),
     "t10_und": ("examples/discrete_layers.json", "3.1", Fraction(1, 2)),
     "t8_52_discrete": ("examples/discrete_paranormal.json", "5.2", 8),
+    "t7_42_discrete": ("examples/discrete_good_triple.json", "4.2", 8),
     # Lemma S0 in verify (no integration): certified (5.2, 8.5) and refuted (8.5, 2.1)
     "s0_52": ("examples/thm5_2_third_party.json", "5.2", 8),
     "s0_85_ref": ("examples/thm5_2_third_party.json", "8.5", 8),

@@ -229,10 +229,11 @@ def test_unsupported_spectrum_and_discrete_time_are_undecided():
     v = certify(Instance.load(EX / "thm5_2_paranormal.json"), "4.2", max_seconds=None)
     assert v.verdict == "undecided" and "no tail lemma" in v.reason
     assert v.trajectory is None  # nothing to integrate for: no lemma applies
-    # discrete time outside Lemma T10 (V ≠ λI): nothing about k → ∞ is proved
+    # discrete time, Theorem 3.1 with V ≠ λI: no discrete lemma is about it (T10 needs
+    # V = λI; T7's discrete form is about 4.2 and 5.2, and certifies those: test_t7_discrete)
     spec = json.loads((EX / "discrete_layers.json").read_text())
     spec["V"] = [["1", "0"], ["0", "1/2"]]
-    v = certify(Instance.from_json(spec), "auto", max_seconds=None)
+    v = certify(Instance.from_json(spec), "3.1", max_seconds=None)
     assert v.verdict == "undecided" and "discrete" in v.reason and "T10" in v.reason
 
 
