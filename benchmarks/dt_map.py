@@ -1,6 +1,8 @@
 """Where discrete time is proved: the share of drawn instances `verify` certifies at each
-step size Δt, for Lemma T10 (V = λI: Theorem 3.1's setting) and Lemma T8's discrete form
-(Theorem 5.2's split setting), with Lemma T8's step-size bound (λ − 2ν)/ν² per instance.
+step size Δt, for Lemma T10 (V = λI: Theorem 3.1's setting), Lemma T7's discrete form
+(Theorem 4.2's good triples, d = 2) and Lemma T8's discrete form (Theorem 5.2's split
+setting), with Lemma T8's step-size bound (λ − 2ν)/ν² per instance. An instance whose
+I + ΔtV is singular at some Δt is not counted there (the cell's denominator says so).
 
 Budget: t_max = max(24, 24·Δt) (at least 24 layers). A map of where the proofs reach within
 that budget, not of where the conclusions fail: beyond T8's condition
@@ -24,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from certified import Instance
+from certified.errors import InputError
 from certified.strategies import STEP_SIZES, inside
 from certified.tail.t8_paranormal import paranormal_split, step_size_condition
 from certified.verdict.certify import certify
@@ -51,7 +54,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
-    rows = {"T10 (3.1, V = λI)": (draw(inside("3.1", n=(2, 3)), args.count, args.seed), "3.1")}
+    rows = {"T10 (3.1, V = λI)": (draw(inside("3.1", n=(2, 3)), args.count, args.seed), "3.1"),
+            "T7 discrete (4.2, good triples, d = 2)":
+                (draw(inside("4.2", n=(2, 3), d=2), args.count, args.seed), "4.2")}
     # T8's discrete form on V = diag(1, 1, g), Q = K = I, the tokens of
     # examples/discrete_paranormal.json: one row per g (ν = |g|, bound (1 − 2ν)/ν²)
     X0 = [["1", "0", "1"], ["-1", "1", "2"], ["0", "-1", "-1"], ["1/2", "1/2", "0"]]
@@ -76,11 +81,18 @@ def main() -> None:
                     bounds.append(None if sp is None or not sp.nu else
                                   (sp.lam - 2 * sp.nu) / sp.nu ** 2)
             for h in STEP_SIZES:
-                ok = 0
+                ok = tried = 0
                 for i, inst in enumerate(insts):
-                    di = Instance.from_json(dict(inst.to_json(), time={"discrete": str(h)}))
+                    try:
+                        di = Instance.from_json(dict(inst.to_json(), time={"discrete": str(h)}))
+                    except InputError:  # I + ΔtV singular: no rescaled form (Remark 3.4)
+                        fh.write(json.dumps({"setting": name, "index": i, "dt": str(h),
+                                             "verdict": "I + dt V singular",
+                                             "instance": inst.to_json()}) + "\n")
+                        continue
                     v = certify(di, thm, digits=12, t_max=max(24, 24 * h), refine_t=0)
                     ok += v.verdict == "certified"
+                    tried += 1
                     inside_cond = None
                     if thm == "5.2":
                         sp, _ = paranormal_split(inst.V, inst.B)
@@ -89,7 +101,7 @@ def main() -> None:
                                          "verdict": str(v.verdict.value),
                                          "inside_T8_condition": inside_cond,
                                          "instance": inst.to_json()}) + "\n")
-                cells.append(f"{ok}/{len(insts)}")
+                cells.append(f"{ok}/{tried}")
             finite = [b for b in bounds if b is not None]
             rng = "—" if thm != "5.2" else (
                 f"{float(min(finite)):.3g} … {float(max(finite)):.3g}"
