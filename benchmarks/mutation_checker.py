@@ -33,7 +33,7 @@ MODULES = ["lemmas", "projected", "paranormal", "replay", "energy"]
 #: the fast claim checks (no replay; the S1/S2 audits, 3 s each of quadrature, left out:
 #: audits.py is not mutated) and the issue-25 edits
 TESTS = ["tests/checker/test_readers.py", "tests/checker/test_issue_edits.py",
-         "tests/checker/test_claims_fast.py"]
+         "tests/checker/test_claims_fast.py", "tests/checker/test_projected_arith.py"]
 SELECT = ["-k", "not remark_7_9 and not middle_token"]
 #: The functions mutated by default (mutmut names): every function of lemmas.py,
 #: projected.py, paranormal.py and energy.py that checks a claim or a verdict, and replay.py's
@@ -46,7 +46,8 @@ FUNCTIONS = [f"certified.checker.{m}.x_{f}*" for m, fs in {
     "lemmas": ["check_t4_verdict", "_t4_expected", "closed", "check_centre_flags",
                "check_leader_follower", "_check_clusters", "_contains", "_margins", "_tails",
                "_larger"],
-    "projected": ["check_projected", "_covers", "check_t7_verdict"],
+    "projected": ["check_projected", "_covers", "check_t7_verdict", "leakage_bound",
+                  "layer_decay", "group_limits"],
     "paranormal": ["check_paranormal", "check_paranormal_verdict"],
     "energy": ["check_t6_limit", "_check_proved", "check_t6_data", "check_t9_data",
                "check_t9_limit"],

@@ -24,7 +24,7 @@ from .lemmas import (T4_KEYS, RATE_STATEMENT_DISCRETE, _q, check_leader_follower
                      check_stored_boxes, check_t4_verdict, closed)
 from .paranormal import (T8_KEYS, T8_TITLE, check_paranormal, check_paranormal_boxes,
                          check_paranormal_verdict)
-from .projected import T7_KEYS, T7_TITLE, check_projected, check_t7_verdict
+from .projected import T7_KEYS, T7_TITLE, _inverse, check_projected, check_t7_verdict
 
 __all__ = ["T10_TITLE", "check_boxes_at_layer", "check_discrete", "iterate_layers",
            "layer_map", "z_boxes"]
@@ -119,6 +119,9 @@ def check_discrete(ctx: Any) -> str:
     dt = _frac(tm["discrete"], "instance.time.discrete")
     if dt <= 0:
         raise CheckFailure("instance.time.discrete", "Δt > 0", str(dt))
+    # Remark 3.4's rescaled form needs R = I + ΔtV invertible (Instance requires it too).
+    _inverse([[int(i == j) + dt * ctx.V[i][j] for j in range(len(ctx.V))]
+              for i in range(len(ctx.V))], "instance.time.discrete (R = I + Δt·V)")
     if str(ctx.obj.get("theorem")) not in THEOREMS:
         raise CheckFailure("theorem", "one of " + ", ".join(THEOREMS), repr(ctx.obj.get("theorem")))
     if ctx.lemma is None:  # layers run, no lemma held: nothing is claimed

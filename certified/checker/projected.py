@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import isqrt
+from typing import Any
 
 from mpmath import libmp as L
 
@@ -20,7 +21,8 @@ from .errors import CheckFailure
 from .hypotheses import charpoly
 from .lemmas import Iv, _add, _contains, _dot, _iv, _mul, _q, check_centre_flags, closed
 
-__all__ = ["T7_KEYS", "T7_TITLE", "check_projected", "check_t7_verdict"]
+__all__ = ["T7_KEYS", "T7_TITLE", "check_projected", "check_t7_verdict", "group_limits",
+           "layer_decay", "leakage_bound"]
 
 #: Lemma T7's title and the fields of its ``tail_lemma`` block (the discrete form adds
 #: ``dt`` and ``layer``).
@@ -89,6 +91,46 @@ def _peval(a: list[Fraction], x: Fraction) -> Fraction:
     for c in reversed(a):
         out = out * x + c
     return out
+
+
+
+def leakage_bound(m: Fraction, D: Fraction, size: int, lam: Iv,
+                  dt: Fraction | None = None) -> Any:
+    """An upper bound (an mpf, rounded up) on T7's leakage δ₀ = size·D·e^{−m}·w.
+
+    w = 1/(2m) in continuous time; in discrete time w = α + 1/(2m) with α = λ₁Δt/(1 + λ₁Δt)
+    taken at λ_hi = ``lam[1]`` (α increases with λ₁). mpmath floats rounded upwards, not
+    fixed-point balls: e^{−m} for a margin of m = 27,000 (a refined discrete run) is far
+    below the balls' unit 2^−P.
+    """
+    w = Fraction(1, 2) / m
+    if dt is not None:
+        w += lam[1] * dt / (1 + lam[1] * dt)
+    return mul_up(exp_up(L.mpf_neg(mpf_down(m))), mpf_up(Fraction(size) * D * w))
+
+
+def layer_decay(lam: Iv, dt: Fraction, K: int) -> tuple[Fraction, Fraction]:
+    """Exact ends of q^{−K}, q = 1 + λ₁Δt, over λ₁ ∈ ``lam``: ((1 + λ_hiΔt)^{−K},
+    (1 + λ_loΔt)^{−K})."""
+    return (1 + lam[1] * dt) ** -K, (1 + lam[0] * dt) ** -K
+
+
+def group_limits(omega: list[Iv], plus: list[int], minus: list[int], delta0: Fraction,
+                 ends: tuple[Fraction, Fraction]) -> dict[str, Iv]:
+    """T7's limit intervals of ψ(z) per sign group: e·[m⁺ − δ₀, M⁺] for G⁺ and
+    e·[m⁻, M⁻ + δ₀] for G⁻, with the decay factor e ∈ ``ends`` = (e_lo, e_hi), e_lo > 0.
+
+    ``omega`` are the ψ(x_i(T)) intervals; G⁺'s ends are positive and G⁻'s negative, so
+    each product end takes the matching end of e."""
+    e_lo, e_hi = ends
+    proved: dict[str, Iv] = {}
+    if plus:
+        lo, hi = min(omega[i][0] for i in plus) - delta0, max(omega[i][1] for i in plus)
+        proved["+"] = (e_lo * lo, e_hi * hi)  # lo > 0
+    if minus:
+        lo, hi = min(omega[i][0] for i in minus), max(omega[i][1] for i in minus) + delta0
+        proved["-"] = (e_hi * lo, e_lo * hi)  # hi < 0
+    return proved
 
 
 def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]], n: int,
@@ -209,13 +251,7 @@ def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]
             raise CheckFailure("tail_lemma.m", "a positive cross-group margin (H2) from "
                                "boxes_at_T, delta, beta_lower, c1, c2, Y",
                                f"{float(m)} recomputed")
-        w = Fraction(1, 2) / m  # δ₀ = |G|·D·e^{−m}·w
-        if dt is not None:  # + α, at its largest over the interval of λ₁ (α grows with λ)
-            w += lam[1] * dt / (1 + lam[1] * dt)
-        # In mpmath floats rounded upwards, not fixed-point balls: e^{−m} for a margin of
-        # m = 27,000 (a refined discrete run) is far below the balls' unit 2^−P.
-        leak = mul_up(exp_up(L.mpf_neg(mpf_down(m))),
-                      mpf_up(Fraction(max(len(plus), len(minus))) * D * w))
+        leak = leakage_bound(m, D, max(len(plus), len(minus)), lam, dt)
         if not L.mpf_cmp(leak, mpf_down(delta)) < 0:
             raise CheckFailure("tail_lemma.delta0", f"< δ = {float(delta)}",
                                f"{L.to_str(leak, 17)} recomputed")
@@ -234,28 +270,26 @@ def check_projected(lemma: dict, V: list[list[Fraction]], B: list[list[Fraction]
         raise CheckFailure("tail_lemma.delta0", (f">= {L.to_str(leak, 17)} (recomputed)"
                                                  if leak is not None else ">= 0"),
                            str(lemma["delta0"]))
+    if leak is not None and not delta0 < delta:  # the bootstrap's δ₀ < δ, as claimed
+        raise CheckFailure("tail_lemma.delta0", f"< delta = {float(delta)!r}",
+                           str(lemma["delta0"]))
     if dt is None:
         decay = (-(const(T) * const(lam[0]))).exp()  # e^{−λ₁T} ≤ this, ≥ the one below
         decay_lo = (-(const(T) * const(lam[1]))).exp()
-        e_lo, e_hi = decay_lo.lo_q(), decay.hi_q()
-    else:  # q^{−K} for q = 1 + λ₁Δt, λ₁ ∈ [lam_lo, lam_hi]: exact
+        ends = (decay_lo.lo_q(), decay.hi_q())
+    else:
         K = T / dt
         if K.denominator != 1:
             raise CheckFailure("tail_lemma.T", f"a layer time K·Δt (Δt = {dt})", str(T))
-        e_lo, e_hi = (1 + lam[1] * dt) ** -int(K), (1 + lam[0] * dt) ** -int(K)
-    proved: dict[str, Iv] = {}
-    if plus:
-        lo, hi = min(omega[i][0] for i in plus) - delta0, max(omega[i][1] for i in plus)
-        proved["+"] = (e_lo * lo, e_hi * hi)  # lo > 0
-    if minus:
-        lo, hi = min(omega[i][0] for i in minus), max(omega[i][1] for i in minus) + delta0
-        proved["-"] = (e_hi * lo, e_lo * hi)  # hi < 0
+        ends = layer_decay(lam, dt, int(K))
+    proved = group_limits(omega, plus, minus, delta0, ends)
     stored = lemma["limits_psi_z"]
     if not isinstance(stored, dict) or sorted(stored) != sorted(proved):
         raise CheckFailure("tail_lemma.limits_psi_z", f"intervals for groups {sorted(proved)}",
                            repr(stored)[:60])
     for key, iv in proved.items():
-        _contains(stored[key], iv, f"tail_lemma.limits_psi_z.{key}")
+        _contains(stored[key], iv, f"tail_lemma.limits_psi_z.{key}",
+                  "recomputed from tail_lemma.delta0")
     return {"T": T, "boxes": boxes, "groups": {"+": plus, "-": minus}, "limits": proved,
             "phi": phi, "psi": psi, "m": m}
 

@@ -155,8 +155,15 @@ def sweep(instances: list[Instance], theorem: str, out: str | Path, *,
                 raise InputError(str(out), f"line {k} is not a results row",
                                  "a JSON-lines file written by certified explore, or a new "
                                  "path") from None
-    todo = [(i, inst.to_json(), theorem, str(t_max), digits, max_seconds, max_steps)
-            for i, inst in enumerate(instances) if i not in done]
+    drawn = [inst.to_json() for inst in instances]
+    for i in sorted(done):  # a row is reused only for the instance it was computed on
+        if i < len(drawn) and done[i].get("instance") != drawn[i]:
+            raise InputError(str(out), f"the row of index {i} was computed on another instance "
+                             f"than this sweep's instance {i}",
+                             "the source, seed and --samples of the run that wrote it (a "
+                             "strategy's draws depend on --samples), or a new path")
+    todo = [(i, drawn[i], theorem, str(t_max), digits, max_seconds, max_steps)
+            for i in range(len(instances)) if i not in done]
     label = {i: lab for i, lab in enumerate(labels)} if labels is not None else {}
     if progress is None:
         progress = sys.stderr.isatty()

@@ -150,7 +150,7 @@ class ProjectedBound:
             "groups": {k: list(v) for k, v in self.groups.items()},
             "m": None if self.m is None else fraction_to_str(self.m),
             "delta": fraction_to_str(self.delta),
-            "delta0": enc((Fraction(0), self.delta0))[1],
+            "delta0": bounds_to_json(Fraction(0), self.delta0, 30)[1],  # exact: 30 digits
             "limits_psi_z": {k: enc(b) for k, b in self.limits.items()},
             "omega_at_T": [enc(b) for b in self.omega_boxes],
             "boxes_at_T": [[[fraction_to_str(lo), fraction_to_str(hi)] for lo, hi in row]
@@ -409,6 +409,9 @@ def projected_groups(bk: Backend, V: Matrix, B: Matrix, lam_box: Box, T: Fractio
             delta = 2 * delta0 if 2 * delta0 < min(m_plus, -M_minus) else delta0 + delta
         else:
             return None, "the bootstrap δ₀ < δ does not close: margin too small"
+        # The certificate stores δ₀ to 30 digits, rounded up, and the checker derives the
+        # limits from that stored value: derive them from the same number here.
+        delta0 = round_box(delta0, delta0, 30)[1]
         if not delta0 < delta:
             return None, "the bootstrap δ₀ < δ does not close: margin too small"
     # Limits of ψ(z) = e^{−λ₁T} ψ(x) over each group, from the group's range at T.

@@ -53,6 +53,22 @@ def test_sweep_resumes_where_it_stopped(tmp_path, monkeypatch):
     assert m["instances"] == 3 and m["certified"] + m["refuted"] + m["undecided"] == 3
 
 
+def test_a_resumed_sweep_refuses_rows_of_other_instances(tmp_path, monkeypatch):
+    """A strategy's draws depend on --samples (hypothesis's schedule), so resuming a file
+    with another sample count would attach old rows to new instances: refused, the file
+    untouched."""
+    insts = [ex.family_instance("section-12.1", i) for i in range(3)]
+    monkeypatch.setattr(ex, "_one", lambda p: {"index": p[0], "verdict": "undecided",
+                                               "reason": "", "instance": p[1]})
+    out = tmp_path / "rows.jsonl"
+    ex.sweep(insts[:2], "3.1", out, workers=1, progress=False)
+    before = out.read_text()
+    with pytest.raises(ex.InputError, match="index 1 was computed on another instance"):
+        ex.sweep([insts[0], insts[2]], "3.1", out, workers=1, progress=False)
+    assert out.read_text() == before
+    assert len(ex.sweep(insts, "3.1", out, workers=1, progress=False)) == 3  # a longer run
+
+
 def test_refuted_rows_become_audit_records(tmp_path):
     inst = ex.family_instance("section-12.1", 0)
     ex._save_record({"index": 0, "instance": inst.to_json()}, "3.1", tmp_path)

@@ -36,10 +36,9 @@ def _mp(q) -> mpmath.mpf:
 
 @pytest.mark.parametrize("m", ["1/2", "1", "5", "30"])
 @pytest.mark.parametrize("ldt", ["1/100", "1/10", "1", "10"])
-def test_the_leakage_sum_is_bounded_by_the_lemma_and_not_much_more(m, ldt):
-    """α Σ_{j≥0} e^{−m q^{2j}} ≤ e^{−m}(α + 1/(2m)), q = 1 + λΔt, α = λΔt/q (the bound of
-    step (e)); exact sum in mpmath at 50 digits. The bound is at most 1/α times... no: it is
-    within a factor 3 of the sum when mα is small, and within 2 of the first term always."""
+def test_the_leakage_sum_is_bounded_by_the_lemma(m, ldt):
+    """Step (e)'s inequality α Σ_{j≥0} e^{−m q^{2j}} ≤ e^{−m}(α + 1/(2m)), q = 1 + λΔt,
+    α = λΔt/q, against the sum itself in mpmath at 50 digits."""
     with mpmath.workdps(50):
         q = 1 + _mp(ldt)
         a = _mp(ldt) / q
@@ -51,10 +50,26 @@ def test_the_leakage_sum_is_bounded_by_the_lemma_and_not_much_more(m, ldt):
             if term < mpmath.mpf(10) ** -60 * s or j > 100000:
                 break
             j += 1
-        exact = a * s
-        bound = mpmath.exp(-mm) * (a + 1 / (2 * mm))
-        assert exact <= bound
-        assert bound <= exact * (1 + 1 / (2 * mm * a))  # the integral term over the first
+        assert a * s <= mpmath.exp(-mm) * (a + 1 / (2 * mm))
+
+
+def test_the_certified_delta0_lies_between_the_leakage_sum_and_the_lemmas_bound():
+    """On the shipped example at its first certified layer (m ≈ 6): the stored δ₀ is at
+    least the leakage the proof sums, |G|·D·α Σ_j e^{−m q^{2j}}, and at most the lemma's
+    bound |G|·D·e^{−m}(α + 1/(2m)) rounded up at the 30th digit."""
+    v = certify(_at("1/10"), "4.2", digits=20, max_seconds=None, t_max=8, refine_t=0)
+    assert v.verdict == "certified", v.reason
+    tl = json.loads(json.dumps(to_certificate(v)))["tail_lemma"]
+    size = max(len(g) for g in tl["groups"].values())
+    with mpmath.workdps(60):
+        lam, dt = _mp(tl["lambda1"][1]), _mp("1/10")
+        q, m, D = 1 + lam * dt, _mp(tl["m"]), _mp(tl["D"])
+        a = lam * dt / q
+        s = mpmath.nsum(lambda j: mpmath.exp(-m * q ** (2 * j)), [0, mpmath.inf])
+        d0 = mpmath.mpf(tl["delta0"])
+        assert 1 < m < 100  # small enough that α and 1/(2m) both matter
+        assert size * D * a * s <= d0
+        assert d0 <= size * D * mpmath.exp(-m) * (a + 1 / (2 * m)) * (1 + mpmath.mpf(10) ** -28)
 
 
 def _layers(inst: Instance, k: int, dps: int = 60) -> list:
@@ -85,9 +100,9 @@ def _psi_row(inst: Instance, row: int) -> tuple:
     with mpmath.workdps(60):
         V = mpmath.matrix([[_mp(x) for x in row_] for row_ in inst.V])
         ev, er = mpmath.eig(V)
-        _, el = mpmath.eig(V.T)
+        evl, el = mpmath.eig(V.T)  # its own eigenvalue order
         k = max(range(len(ev)), key=lambda i: mpmath.re(ev[i]))
-        kl = max(range(len(ev)), key=lambda i: mpmath.re(ev[i]))
+        kl = max(range(len(evl)), key=lambda i: mpmath.re(evl[i]))
         phi = er[:, k]
         psi = el[:, kl]
         Pi = phi * psi.T / (psi.T * phi)[0]
@@ -212,3 +227,24 @@ def test_a_margin_in_the_millions_checks_and_a_too_small_delta0_is_rejected():
     rep = check_certificate(redigest(bad))
     assert not rep.valid and rep.message.startswith("tail_lemma.delta0: Expected >= "), \
         rep.message
+
+
+def test_the_checker_refuses_a_step_size_that_makes_R_singular():
+    """Remark 3.4's rescaled form needs R = I + ΔtV invertible; Instance refuses a singular
+    R and so must the checker: V = diag(1, −1/2) certified at Δt = 1, then Δt edited to 2
+    (R = diag(3, 0)) with the digest recomputed."""
+    from tests.test_checker import redigest
+
+    inst = Instance.create(V=[[1, 0], [0, Fraction(-1, 2)]], Q=[[1, 0], [0, 1]],
+                           K=[[1, 0], [0, 1]], X0=[[1, Fraction(1, 2)], [-2, 1],
+                                                   [Fraction(1, 2), -1]],
+                           time={"discrete": "1"})
+    v = certify(inst, "4.2", digits=20, max_seconds=None, t_max=8, refine_t=0)
+    assert v.verdict == "certified", v.reason
+    cert = json.loads(json.dumps(to_certificate(v)))
+    assert check_certificate(cert).valid
+    cert["instance"]["time"] = {"discrete": "2"}
+    rep = check_certificate(redigest(cert))
+    assert not rep.valid
+    assert rep.message.startswith("instance.time.discrete (R = I + Δt·V): Expected an "
+                                  "invertible matrix"), rep.message
