@@ -321,6 +321,36 @@ def test_split_takes_the_combined_margin_for_nu_between_half_lambda_and_lambda()
         is not None
 
 
+@pytest.mark.parametrize("VG, lower, upper", [
+    # real eigenvalues 1/2, 2/5 of a non-normal block: ‖V_G‖∞ = 7/2 in a naive basis
+    ([["1/2", "3"], ["0", "2/5"]], F(1, 2), F(1, 2)),
+    # a complex pair 1/5 ± 3i/10 of a skewed block: |a| + |b| = 1/2 in its real basis
+    ([["1/5", "-3"], ["3/100", "1/5"]], F(1, 2), F(1, 2)),
+])
+def test_split_tries_the_eigenvector_basis_of_V_G(VG, lower, upper):
+    """V = P·diag(1, 1, V_G)·P⁻¹, B = I: T8's ν is ‖V_G‖∞ in whichever basis of G is used.
+    In range(V − λI)'s columns ν > λ = 1 (the split was refused); in V_G's real eigenvector
+    basis ν is the largest |μ| (real) or |a| + |b| (a pair), up to the eigenvectors'
+    rational rounding. Exact checks: S⁻¹VS = diag(I, V_G′), ν = ‖V_G′‖∞ ≥ ρ(V_G)."""
+    import sympy
+
+    P = sympy.Matrix([[1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1]])
+    G = sympy.Matrix([[sympy.Rational(x) for x in r] for r in VG])
+    V = P * sympy.diag(1, 1, G) * P.inv()
+    Vq = [[F(str(V[i, j])) for j in range(4)] for i in range(4)]
+    I4 = [[F(int(i == j)) for j in range(4)] for i in range(4)]
+    sp, why = paranormal_split(Vq, I4)
+    assert sp is not None, why
+    Vp = sympy.Matrix(sp.Sinv) * V * sympy.Matrix(sp.S)
+    assert sympy.Matrix(sp.Sinv) * sympy.Matrix(sp.S) == sympy.eye(4)
+    assert Vp[:2, :2] == sympy.eye(2) and Vp[:2, 2:] == sympy.zeros(2, 2) \
+        and Vp[2:, :2] == sympy.zeros(2, 2)
+    row_sums = [sum(abs(Vp[i, j]) for j in (2, 3)) for i in (2, 3)]
+    assert sp.nu == F(str(max(row_sums)))
+    rho = max(abs(complex(e)) for e in G.eigenvals())
+    assert rho <= float(sp.nu) and lower <= sp.nu <= upper + F(1, 10 ** 6)
+
+
 @pytest.mark.slow
 def test_nu_above_half_lambda_certified_and_checked():
     """V = diag(1, 1, 3/4), Q = K = I (ν = 3/4 > λ/2, no cross terms): certified through
