@@ -18,9 +18,9 @@ CASES = [("thm2_1_one_dimensional", "2.1"), ("thm3_1_identity", "3.1"),
          ("discrete_layers", "3.1"), ("discrete_layers_dt_1_5", "3.1"),
          ("discrete_paranormal", "5.2"), ("thm5_2_third_party", "5.2"),
          ("remark_7_9", "3.1"), ("thm5_2_cross_terms", "5.2"),
-         ("discrete_good_triple", "4.2")]
+         ("discrete_good_triple", "4.2"), ("discrete_contracting", "8.5")]
 #: examples whose lemma needs a later time than the common t_max = 4
-T_MAX = {"discrete_paranormal": 8, "discrete_good_triple": 8}
+T_MAX = {"discrete_paranormal": 8, "discrete_good_triple": 8, "discrete_contracting": 30}
 
 ap = argparse.ArgumentParser(description=__doc__)
 ap.add_argument("--markdown", action="store_true",

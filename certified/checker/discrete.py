@@ -24,6 +24,8 @@ from .lemmas import (T4_KEYS, RATE_STATEMENT_DISCRETE, _q, check_leader_follower
                      check_stored_boxes, check_t4_verdict, closed)
 from .paranormal import (T8_KEYS, T8_TITLE, check_paranormal, check_paranormal_boxes,
                          check_paranormal_verdict)
+from .energy import T9D_KEYS, T9D_STATEMENT, T9D_TITLE, check_t9_discrete, check_t9_limit
+from .hypotheses import is_positive_definite
 from .projected import T7_KEYS, T7_TITLE, _inverse, check_projected, check_t7_verdict
 
 __all__ = ["T10_TITLE", "check_boxes_at_layer", "check_discrete", "iterate_layers",
@@ -135,10 +137,10 @@ def check_discrete(ctx: Any) -> str:
                 "verdict undecided")
     title = ctx.lemma.get("lemma")
     keys = {T10_TITLE: _T10_KEYS, T8_TITLE: T8_KEYS | {"dt", "layer"},
-            T7_TITLE: T7_KEYS | {"dt", "layer"}}
+            T7_TITLE: T7_KEYS | {"dt", "layer"}, T9D_TITLE: T9D_KEYS}
     if title not in keys:
-        raise CheckFailure("tail_lemma.lemma", f"{T10_TITLE!r}, {T8_TITLE!r} or {T7_TITLE!r}",
-                           repr(title))
+        raise CheckFailure("tail_lemma.lemma", f"{T10_TITLE!r}, {T8_TITLE!r}, {T7_TITLE!r} "
+                           f"or {T9D_TITLE!r}", repr(title))
     closed(ctx.lemma, set(keys[title]), "tail_lemma")
     if _frac(ctx.lemma["dt"], "tail_lemma.dt") != dt:
         raise CheckFailure("tail_lemma.dt", f"{dt} (the instance's Δt)", repr(ctx.lemma["dt"]))
@@ -153,6 +155,12 @@ def check_discrete(ctx: Any) -> str:
     elif title == T7_TITLE:  # Theorems 4.2 / 5.2, simple dominant λ₁: T7's discrete form
         lf = check_projected(ctx.lemma, ctx.V, ctx.B, ctx.n, dt=dt)
         check_t7_verdict(ctx.obj, lf, dt=dt)
+    elif title == T9D_TITLE:  # Theorem 8.5, V = −μI, B ≻ 0: T9's discrete form (C18, Δt)
+        if not is_positive_definite(ctx.B):
+            raise CheckFailure("tail_lemma", "Lemma T9's hypothesis QᵀK symmetric positive "
+                               "definite (exact)", "another QᵀK")
+        lf = check_t9_discrete(ctx.lemma, ctx.lam, ctx.B, ctx.n, dt)
+        check_t9_limit(ctx.obj, ctx.lemma, lf["c"], ctx.n, len(ctx.B), T9D_STATEMENT)
     else:
         if ctx.lam is None or ctx.lam <= 0:
             raise CheckFailure("instance.V", "V = λI with λ > 0 (Lemma T10)", "another V")
@@ -161,7 +169,7 @@ def check_discrete(ctx: Any) -> str:
     layers = _discrete_integration(ctx, dt, K)
 
     def compare(X: np.ndarray) -> None:  # the stored boxes at K ⊇ the checker's own
-        if title == T7_TITLE:  # boxes_at_T are boxes of x^[K] (no rescaling)
+        if title in (T7_TITLE, T9D_TITLE):  # boxes_at_T are boxes of x^[K] (no rescaling)
             _check_x_boxes(lf["boxes"], X)
         elif title == T8_TITLE:
             check_paranormal_boxes(lf, X, const(Fraction(1) / (1 + lf["lam"] * dt) ** K))
@@ -177,6 +185,8 @@ def check_discrete(ctx: Any) -> str:
     n = ctx.n
     if title == T7_TITLE:  # no P* is claimed (as in continuous time)
         ctx.judge()
+    elif title == T9D_TITLE:
+        ctx.judge({"clusters": 1, "P_star": [[Fraction(1, n)] * n for _ in range(n)]})
     else:
         P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
         ctx.judge({"clusters": len(set(lf["leader"])), "P_star": P})
@@ -206,7 +216,7 @@ def _iterate_until_fine(ctx: Any, dt: Fraction, K: int, layers: int, compare) ->
                     X = layer_map(X, ctx.V, ctx.B, dt)
             return
         except (CheckFailure, BallError, OverflowError) as exc:
-            if attempt == FINER:
+            if attempt == FINER or getattr(exc, "final", False):
                 if isinstance(exc, OverflowError):
                     raise BallError(f"the layer map's enclosure at {bits} bits: {exc}") \
                         from None
@@ -231,7 +241,7 @@ def _discrete_integration(ctx: Any, dt: Fraction, K: int) -> int:
     if title is None:
         want = "z" if ctx.lam is not None and ctx.lam > 0 else "x"
     else:
-        want = "x" if title in (T8_TITLE, T7_TITLE) else "z"
+        want = "x" if title in (T8_TITLE, T7_TITLE, T9D_TITLE) else "z"
     if integ.get("variable") != want or integ.get("order") != 1:
         raise CheckFailure("integration", f"variable {want!r} and order 1 (the layer map)",
                            f"{integ.get('variable')!r}, {integ.get('order')!r}")
@@ -267,9 +277,13 @@ def _check_x_boxes(boxes: list, X: np.ndarray) -> None:
         for c, (lo, hi) in enumerate(row):
             b = X[i, c]
             if not (lo <= b.lo_q() and b.hi_q() <= hi):
-                raise CheckFailure(f"tail_lemma.boxes_at_T[{i}][{c}]",
+                exc = CheckFailure(f"tail_lemma.boxes_at_T[{i}][{c}]",
                                    f"an interval containing the iterated {b!r}",
                                    f"[{lo}, {hi}]")
+                # Disjoint from an enclosure of the true iterate: the box misses it, and
+                # no finer scale can change that (every scale's enclosure contains it).
+                exc.final = hi < b.lo_q() or b.hi_q() < lo  # type: ignore[attr-defined]
+                raise exc
 
 
 def _frac(x: Any, where: str) -> Fraction:

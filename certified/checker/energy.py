@@ -15,12 +15,13 @@ from typing import Any
 
 import mpmath.libmp as libmp
 
-from .balls import const, exp_down, mpf_down, mpf_up
+from .balls import const, exp_down, exp_up, le_q, mpf_down, mpf_up, mul_up
 from .errors import CheckFailure
-from .lemmas import closed
+from .lemmas import Iv, _add, _iv, _mul, _q, closed
 
-__all__ = ["T6_BOUND", "T6_STATEMENT", "T9_STATEMENT", "check_t6_at_T", "check_t6_data",
-           "check_t6_limit", "check_t9_data", "check_t9_limit"]
+__all__ = ["T6_BOUND", "T6_STATEMENT", "T9_STATEMENT", "T9D_KEYS", "T9D_STATEMENT", "T9D_TITLE",
+           "check_t6_at_T", "check_t6_data", "check_t6_limit", "check_t9_data",
+           "check_t9_discrete", "check_t9_limit"]
 
 #: Lemma T6's statement (compared verbatim) and the key of its bound in ``limit.proved``.
 T6_STATEMENT = "x_i(t)^T B x_i(t) <= log n + (q_i(T) - log n)^+ e^{-2 mu (t - T)}"
@@ -123,17 +124,21 @@ def check_t9_data(lemma: dict, n: int, d: int) -> dict:
     return {"c": c}
 
 
-def check_t9_limit(obj: dict, lemma: dict, c: Fraction, n: int, d: int) -> None:
+def check_t9_limit(obj: dict, lemma: dict, c: Fraction, n: int, d: int,
+                   statement: str = T9_STATEMENT) -> None:
     """Theorem 8.5 certified by Lemma T9: one cluster at the origin with every token,
-    P* = (1/n)·ones of rank 1, the rate statement verbatim with a constant ≤ the checked c,
-    and T6's bound restated (:func:`check_t6_limit`'s rules)."""
+    P* = (1/n)·ones of rank 1, the rate ``statement`` verbatim with a constant ≤ the
+    checked c, and T6's bound restated (:func:`check_t6_limit`'s rules; continuous time
+    only: in discrete time T6 is not proved and ``limit.proved`` is refused)."""
+    discrete = statement != T9_STATEMENT
     if obj["theorem"] != "8.5" or obj["verdict"] != "certified":
         raise CheckFailure("verdict", "'certified' for Theorem 8.5 (what Lemma T9 proves)",
                            f"{obj['verdict']!r} for Theorem {obj['theorem']}")
     if obj.get("evidence") is not None:
         raise CheckFailure("evidence", "null", repr(obj["evidence"])[:60])
-    lim = closed(obj.get("limit") or {}, {"proved", "clusters", "attention_limit",
-                                          "attention_rank", "rate"}, "limit")
+    lim = closed(obj.get("limit") or {}, {"clusters", "attention_limit", "attention_rank",
+                                          "rate"} | (set() if discrete else {"proved"}),
+                 "limit")
     _check_proved(lim, lemma)
     want = [{"members": list(range(n)), "center": [["0", "0"]] * d}]
     if "clusters" in lim and lim["clusters"] != want:
@@ -150,9 +155,83 @@ def check_t9_limit(obj: dict, lemma: dict, c: Fraction, n: int, d: int) -> None:
         raise CheckFailure("limit.attention_rank", "1", repr(lim["attention_rank"]))
     if "rate" in lim:
         rate = closed(lim["rate"], {"statement", "c_lower_bound"}, "limit.rate")
-        if rate.get("statement") != T9_STATEMENT:
-            raise CheckFailure("limit.rate.statement", repr(T9_STATEMENT),
+        if rate.get("statement") != statement:
+            raise CheckFailure("limit.rate.statement", repr(statement),
                                repr(rate.get("statement")))
         if not 0 < Fraction(str(rate.get("c_lower_bound"))) <= c:
             raise CheckFailure("limit.rate.c_lower_bound", f"0 < c <= {c} (tail_lemma.c_lower, "
                                "checked)", repr(rate.get("c_lower_bound")))
+
+
+# -- Lemma T9 in discrete time (Lemma C18 with Δt) ---------------------------------------------
+
+#: The discrete form's title, keys and statement (the checker's own copies).
+T9D_TITLE = ("T9 in discrete time (energy decay of the layer map, V = −μI, B symmetric "
+             "positive definite)")
+T9D_KEYS = frozenset({"lemma", "T", "dt", "layer", "mu", "h", "boxes_at_T", "q_at_T_upper",
+                      "E_T_upper", "rank_bound", "kappa_lower", "c_lower"})
+T9D_STATEMENT = ("for layers k >= K = T/dt: sum_i x_i^T B x_i <= E_T / (1 + c (k - K)) and "
+                 "|P_ij - 1/n| <= (exp(2 sum_i x_i^T B x_i) - 1)/n")
+
+
+def check_t9_discrete(lemma: dict, lam: Fraction | None, B: list[list[Fraction]], n: int,
+                      dt: Fraction) -> dict:
+    """Lemma T9's discrete form from its stored data (the caller checks the boxes at the
+    layer K against its own iteration and that B ≻ 0): V = −μI with the stored μ;
+    h = μΔt < 1; q_i ≥ x_iᵀBx_i on the stored boxes (exact rational interval
+    arithmetic); E_T ≥ Σ q_i; r; 0 < κ ≤ e^{−2E_T}; the step-size condition
+    8·h·E_T·e^{4E_T} ≤ κ/r (e^{4E_T} in mpmath rounded up); and
+    0 < c ≤ h·m·E_T/2 with m = min(2(1 − h)/E_T, κ/(nr)), exact. Returns the boxes and c."""
+    d = len(B)
+    mu = _q(lemma["mu"], "tail_lemma.mu")
+    if lam is None or lam >= 0 or mu != -lam:
+        raise CheckFailure("tail_lemma.mu", "μ with V = −μI, μ > 0 (exactly)", str(lemma["mu"]))
+    h = mu * dt
+    if _q(lemma["h"], "tail_lemma.h") != h or not h < 1:
+        raise CheckFailure("tail_lemma.h", f"μΔt = {h} and < 1", str(lemma["h"]))
+    rows = lemma["boxes_at_T"]
+    if not isinstance(rows, list) or len(rows) != n or \
+            any(not isinstance(r, list) or len(r) != d for r in rows):
+        raise CheckFailure("tail_lemma.boxes_at_T", f"{n}×{d} boxes", "another shape")
+    boxes = [[_iv(p, f"tail_lemma.boxes_at_T[{i}]") for p in row] for i, row in enumerate(rows)]
+    qs = lemma["q_at_T_upper"]
+    if not isinstance(qs, list) or len(qs) != n:
+        raise CheckFailure("tail_lemma.q_at_T_upper", f"{n} bounds", repr(qs)[:60])
+    total = Fraction(0)
+    for i, box in enumerate(boxes):
+        val: Iv = (Fraction(0), Fraction(0))
+        for a in range(d):
+            for b in range(d):
+                val = _add(val, _mul(_mul(box[a], (B[a][b], B[a][b])), box[b]))
+        q = _q(qs[i], f"tail_lemma.q_at_T_upper[{i}]")
+        if q < val[1]:
+            raise CheckFailure(f"tail_lemma.q_at_T_upper[{i}]", f">= {float(val[1])!r} "
+                               "(x_iᵀBx_i on boxes_at_T)", str(qs[i]))
+        total += q
+    E = _q(lemma["E_T_upper"], "tail_lemma.E_T_upper")
+    if E < total:
+        raise CheckFailure("tail_lemma.E_T_upper", f">= {float(total)!r} (the sum of "
+                           "q_at_T_upper)", str(lemma["E_T_upper"]))
+    r = max(1, min(d, n - 1))
+    if type(lemma["rank_bound"]) is not int or lemma["rank_bound"] != r:
+        raise CheckFailure("tail_lemma.rank_bound", f"{r} (max(1, min(d, n - 1)))",
+                           repr(lemma["rank_bound"]))
+    kappa = _q(lemma["kappa_lower"], "tail_lemma.kappa_lower")
+    low = exp_down(mpf_down(-2 * E))
+    if not (0 < kappa and libmp.mpf_cmp(mpf_up(kappa), low) <= 0):
+        raise CheckFailure("tail_lemma.kappa_lower", "0 < kappa <= exp(-2 E_T_upper) >= "
+                           f"{libmp.to_str(low, 17)}", str(lemma["kappa_lower"]))
+    growth = mul_up(exp_up(mpf_up(4 * E)), mpf_up(8 * h * E))
+    if not le_q(growth, kappa / r):
+        raise CheckFailure("tail_lemma.E_T_upper", "a value with 8·h·E_T·exp(4 E_T) <= "
+                           f"kappa/r = {float(kappa / r)!r} (the step-size condition)",
+                           f"{lemma['E_T_upper']} ({libmp.to_str(growth, 17)})")
+    if E <= 0:
+        raise CheckFailure("tail_lemma.E_T_upper", "> 0", str(lemma["E_T_upper"]))
+    m = min(2 * (1 - h) / E, kappa / (n * r))
+    c = _q(lemma["c_lower"], "tail_lemma.c_lower")
+    if not 0 < c <= h * m * E / 2:
+        raise CheckFailure("tail_lemma.c_lower", "0 < c <= h·min(2(1 - h)/E_T, "
+                           f"kappa/(n r))·E_T/2 = {float(h * m * E / 2)!r}",
+                           str(lemma["c_lower"]))
+    return {"boxes": boxes, "c": c}

@@ -312,7 +312,8 @@ def discrete(instances: st.SearchStrategy[Instance], *,
     Lemma T10 (V = λI, λ > 0) and Lemma T7's discrete form (Theorems 4.2 and 5.2 with a
     simple dominant eigenvalue) hold at every Δt > 0: there is no step-size condition to
     be inside or outside of, so ``dt`` ranges over small and large steps alike (Lemma T8's
-    discrete form has one: :func:`discrete_split`). Draws whose I + Δt·V is singular
+    discrete form has one: :func:`discrete_split`; Lemma T9's, for Theorem 8.5, needs
+    μΔt < 1, so ``inside("8.5")`` (μ = 1) is inside for Δt < 1 and outside for Δt ≥ 2). Draws whose I + Δt·V is singular
     (no rescaled form, Remark 3.4) are skipped.
 
     Parameters

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
 
 from certified.enclose.arith.base import Backend
 from certified.exact.rationals import decimal_ceil, decimal_floor, fraction_to_str
 from certified.tail.protocol import LemmaPicture
 from certified.tail.t6_energy import NormBound
 
-__all__ = ["EnergyDecay", "RATE_STATEMENT", "energy_decay"]
+__all__ = ["EnergyDecay", "EnergyDecayDiscrete", "RATE_STATEMENT", "RATE_STATEMENT_DISCRETE",
+           "T9_DISCRETE_TITLE", "energy_decay", "energy_decay_discrete"]
 
 #: The statement Lemma T9 proves (written into certificates, compared verbatim by the
 #: checker).
@@ -118,3 +122,119 @@ def energy_decay(bk: Backend, nb: NormBound, n: int, d: int, digits: int) -> Ene
     r = rank_bound(n, d)
     c = Fraction(decimal_floor(nb.mu * kappa * E_T / (n * r), digits))
     return EnergyDecay(nb, n, d, E_T, kappa, max(c, Fraction(0)), digits)
+
+
+# -- Lemma T9 in discrete time (the layer map) ----------------------------------------------
+
+#: The discrete form's title and statement (written into certificates; the checker has its
+#: own copies and compares them verbatim).
+T9_DISCRETE_TITLE = ("T9 in discrete time (energy decay of the layer map, V = −μI, B "
+                     "symmetric positive definite)")
+RATE_STATEMENT_DISCRETE = ("for layers k >= K = T/dt: sum_i x_i^T B x_i <= E_T / (1 + c (k - K))"
+                           " and |P_ij - 1/n| <= (exp(2 sum_i x_i^T B x_i) - 1)/n")
+
+
+@dataclass(frozen=True)
+class EnergyDecayDiscrete:
+    """Lemma T9's discrete form at the layer K = T/Δt (``proofs_notes/tail.md``).
+
+    With h = μΔt < 1 and the step-size condition 8·h·E_T·e^{4E_T} ≤ κ/r, every layer
+    k ≥ K has E_k ≤ E_T/(1 + c(k − K)), c = h·m·E_T/2, m = min(2(1 − h)/E_T, κ/(nr)).
+
+    Attributes
+    ----------
+    T, dt, mu : Fraction
+        The layer time, the step and μ (V = −μI); h = μΔt.
+    boxes : list of n lists of d (lo, hi)
+        Boxes of x_i^{[K]} (exact rationals), shape (n, d).
+    q_at_T : list of n Fractions
+        Upper bounds of x_iᵀBx_i on the boxes.
+    E_T, kappa, c : Fraction
+        Σ q_at_T (rounded up), a lower bound of e^{−2E_T}, the rate constant (rounded
+        down).
+    n, d : int
+    """
+
+    T: Fraction
+    dt: Fraction
+    mu: Fraction
+    boxes: list
+    q_at_T: list
+    E_T: Fraction
+    kappa: Fraction
+    c: Fraction
+    n: int
+    d: int
+
+    lemma = "T9"
+
+    @property
+    def rank_bound(self) -> int:
+        return rank_bound(self.n, self.d)
+
+    def picture(self) -> LemmaPicture:
+        """Every token's limit is the origin."""
+        return LemmaPicture(centers=[[(0.0, 0.0)] * self.d])
+
+    def to_json(self, digits: int) -> dict:
+        return {
+            "lemma": T9_DISCRETE_TITLE, "T": fraction_to_str(self.T),
+            "dt": fraction_to_str(self.dt), "layer": int(self.T / self.dt),
+            "mu": fraction_to_str(self.mu), "h": fraction_to_str(self.mu * self.dt),
+            "boxes_at_T": [[[fraction_to_str(lo), fraction_to_str(hi)] for lo, hi in row]
+                           for row in self.boxes],
+            "q_at_T_upper": [fraction_to_str(q) for q in self.q_at_T],
+            "E_T_upper": fraction_to_str(self.E_T), "rank_bound": self.rank_bound,
+            "kappa_lower": fraction_to_str(self.kappa), "c_lower": fraction_to_str(self.c),
+        }
+
+
+def energy_decay_discrete(bk: Backend, mu: Fraction, B: Sequence[Sequence[Fraction]],
+                          T: Fraction, dt: Fraction, boxes: list, digits: int
+                          ) -> tuple[EnergyDecayDiscrete | None, str]:
+    """Lemma T9's discrete form on boxes of x^{[K]}, K = T/Δt (the caller has decided
+    V = −μI and B ≻ 0 exactly).
+
+    Parameters
+    ----------
+    bk : Backend
+        Outward-rounded interval arithmetic (the quadratic forms and exponentials).
+    mu, T, dt : Fraction
+    B : d×d exact matrix
+    boxes : n lists of d (lo, hi) exact pairs
+        Boxes containing x_i^{[K]}.
+    digits : int
+        Significant digits of the stored bounds (q and E_T rounded up, κ and c down).
+
+    Returns
+    -------
+    (EnergyDecayDiscrete, "") or (None, why)
+    """
+    n, d = len(boxes), len(B)
+    h = mu * dt
+    if not h < 1:
+        return None, (f"μΔt = {h} ≥ 1: the discrete form needs μΔt < 1 (the mean "
+                      "x̄⁺ = x̄ − μΔt·(…) is not contracted)")
+    Bm = np.array([[bk.const(x) for x in row] for row in B], dtype=object)
+    q = []
+    for row in boxes:
+        x = np.array([bk.interval(lo, hi) for lo, hi in row], dtype=object)
+        val = bk.matmul(bk.matmul(x.reshape(1, -1), Bm), x.reshape(-1, 1))[0, 0]
+        q.append(Fraction(decimal_ceil(max(bk.bounds(val)[1], Fraction(0)), digits)))
+    E_T = Fraction(decimal_ceil(sum(q, Fraction(0)), digits))
+    kappa = Fraction(decimal_floor(bk.bounds(bk.exp(bk.const(-2 * E_T)))[0], digits))
+    r = rank_bound(n, d)
+    if kappa <= 0:
+        return None, f"e^(−2E_T) is not bounded away from 0 (E_T = {float(E_T):.6g})"
+    growth = bk.bounds(bk.exp(bk.const(4 * E_T)))[1]
+    if not 8 * h * E_T * growth <= kappa / r:
+        return None, (f"the step-size condition 8·μΔt·E_T·e^(4E_T) ≤ κ/r fails at layer "
+                      f"{int(T / dt)}: E_T = {float(E_T):.6g}, μΔt = {h}, r = {r} (it holds "
+                      f"once the energy is small enough)")
+    m = min(2 * (1 - h) / E_T, kappa / (n * r)) if E_T > 0 else Fraction(0)
+    c = Fraction(decimal_floor(h * m * E_T / 2, digits)) if E_T > 0 else Fraction(0)
+    if c <= 0:
+        return None, ("every token is at the origin (an equilibrium)" if E_T == 0 else
+                      "the rate constant rounds to 0")
+    return EnergyDecayDiscrete(T, dt, mu, [list(r_) for r_ in boxes], q, E_T, kappa, c,
+                               n, d), ""

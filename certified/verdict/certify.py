@@ -62,7 +62,13 @@ from certified.tail.s1_symmetric import (
 )
 from certified.tail.t6_energy import NormBound, norm_bound_contracting
 from certified.tail.t9_energy_decay import RATE_STATEMENT as T9_STATEMENT
-from certified.tail.t9_energy_decay import EnergyDecay, energy_decay
+from certified.tail.t9_energy_decay import RATE_STATEMENT_DISCRETE as T9_STATEMENT_DISCRETE
+from certified.tail.t9_energy_decay import (
+    EnergyDecay,
+    EnergyDecayDiscrete,
+    energy_decay,
+    energy_decay_discrete,
+)
 from certified.tail.t7_projected import (
     ProjectedBound,
     dominant_interval,
@@ -251,11 +257,15 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
             _run_projected(out, job, dt=dt)
             if out.verdict is Verdict.UNDECIDED and thm == "5.2":
                 out.reason = f"Lemma T8 does not apply ({why8}); Lemma T7: {out.reason}"
+    elif isinstance(instance.time, Discrete) and lam is not None and lam < 0 and \
+            thm == "8.5" and _sym_pd(instance.B):
+        _run_energy_discrete(out, job, -lam, instance.time.dt)  # Lemma T9, discrete form
     elif isinstance(instance.time, Discrete):
         out.reason = ("discrete time: a tail lemma exists only for V = λI with λ > 0 "
                       "(Lemma T10), for Theorems 4.2 and 5.2 with a simple dominant "
-                      "eigenvalue (Lemma T7's discrete form) and for Theorem 5.2 with a "
-                      "paranormal V under Lemma T8's step-size condition; nothing about "
+                      "eigenvalue (Lemma T7's discrete form), for Theorem 5.2 with a "
+                      "paranormal V under Lemma T8's step-size condition and for Theorem "
+                      "8.5 (V = −μI, QᵀK ≻ 0: Lemma T9's discrete form); nothing about "
                       "k → ∞ is proved for this V (use `certified simulate` for finite "
                       "depth)")
     elif applies_stationary(instance) is None:
@@ -632,6 +642,46 @@ def _run_stationary(out: Verification, job: _Job) -> None:
     out.tail = stationary_limit(inst, prec.lemma_bits)
     out.verdict = Verdict(sv.verdict)
     out.limit, out.evidence, out.reason = sv.limit, sv.evidence, sv.reason
+
+
+def _run_energy_discrete(out: Verification, job: _Job, mu: Fraction, dt: Fraction) -> None:
+    """Theorem 8.5 in discrete time (V = −μI, B ≻ 0): iterate the layer map in x and try
+    Lemma T9's discrete form every ``check_every`` (its step-size condition holds once
+    the energy is small enough); stop at the first layer where it holds."""
+    inst, digits, prec = job.instance, job.precision.digits, job.precision
+    if not mu * dt < 1:  # decided before iterating: no layer can satisfy it
+        out.reason = (f"Lemma T9's discrete form needs μΔt < 1; here μΔt = {mu * dt} (its bound on "
+                      "the mean's energy needs 1 − μΔt > 0); nothing about k → ∞ is proved")
+        return
+    bk = get_backend(job.backend)
+    keep = prec.keep_digits
+
+    def attempt(t: Fraction, box: np.ndarray, S: LohnerSet) -> tuple[Any, str]:
+        boxes = [[checkable_box(bk, box[i, c], keep) for c in range(inst.d)]
+                 for i in range(inst.n)]
+        with bk.workprec(prec.lemma_bits):
+            return energy_decay_discrete(bk, mu, inst.B, t, dt, boxes, digits)
+
+    until = _LemmaSchedule(attempt, lambda ed: True, job.check_every, Fraction(0), Fraction(0))
+    if not _integrate(out, job, until, "T9 (discrete form)", "x"):
+        return
+    ed: EnergyDecayDiscrete = until.last
+    n, d = inst.n, inst.d
+    out.timescale = {"T_first": str(ed.T), "T_first_float": float(ed.T), "T_used": str(ed.T),
+                     "meaning": "the first check layer at which Lemma T9's discrete form "
+                                f"held (checked at every multiple of {job.check_every}); "
+                                "the run stops there"}
+    out.verdict = Verdict.CERTIFIED
+    out.limit = {
+        "clusters": [{"members": list(range(n)), "center": [["0", "0"]] * d}],
+        "attention_limit": [[f"1/{n}" if n > 1 else "1"] * n for _ in range(n)],
+        "attention_rank": 1,
+        "rate": {"statement": T9_STATEMENT_DISCRETE, "c_lower_bound": fraction_to_str(ed.c)},
+    }
+    out.reason = (f"Lemma T9's discrete form holds at layer {int(ed.T / dt)} (T = {ed.T}, "
+                  f"Δt = {dt}): Σ_i x_iᵀBx_i ≤ E_T/(1 + c(k − K)) with E_T = "
+                  f"{float(ed.E_T):.6g}, c = {float(ed.c):.6g}, so every x_i → 0 and "
+                  "P → (1/n)·ones")
 
 
 def _run_energy(out: Verification, job: _Job, mu: Fraction) -> None:

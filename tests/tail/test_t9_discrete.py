@@ -1,0 +1,198 @@
+"""Lemma T9 in discrete time (Theorem 8.5 for the layer map): the one-layer inequality of
+its proof against the map itself, certified runs against an independent mpmath iteration
+(containment and width), the step-size condition, and checker tampers."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certified import Instance
+from certified.checker import check_certificate
+from certified.strategies import discrete, inside
+from certified.verdict.certificate import to_certificate
+from certified.verdict.certify import certify
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "discrete_contracting.json"
+
+
+def _at(dt: str) -> Instance:
+    d = json.loads(EXAMPLE.read_text())
+    d["time"] = {"discrete": dt}
+    return Instance.from_json(d)
+
+
+def _mp(q) -> mpmath.mpf:
+    q = Fraction(str(q))
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def _layer(X: list, B: list, h) -> list:
+    """x_i⁺ = x_i − h Σ_j P_ij x_j, P the row-softmax of x_iᵀBx_j (mpmath)."""
+    n, d = len(X), len(B)
+    out = []
+    for i in range(n):
+        s = [sum(X[i][a] * B[a][b] * X[j][b] for a in range(d) for b in range(d))
+             for j in range(n)]
+        top = max(s)
+        w = [mpmath.exp(v - top) for v in s]
+        tot = sum(w)
+        out.append([X[i][c] - h * sum(w[j] * X[j][c] for j in range(n)) / tot
+                    for c in range(d)])
+    return out
+
+
+def _energy(X: list, B: list):
+    d = len(B)
+    return sum(sum(x[a] * B[a][b] * x[b] for a in range(d) for b in range(d)) for x in X)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(-30, 30), min_size=2, max_size=2), min_size=2,
+                max_size=5),
+       st.sampled_from([Fraction(1, 20), Fraction(1, 5), Fraction(1, 2), Fraction(9, 10)]),
+       st.sampled_from([Fraction(1, 100), Fraction(1, 10), Fraction(1, 3)]))
+def test_one_layer_decreases_the_energy_as_the_proof_says(pts, h, scale):
+    """Step (d) of the proof: under the step-size condition at the current layer,
+    E⁺ ≤ E − 2h(1 − h)a − hκW²/(nr), κ = e^{−2E} (B = [[2, 1/2], [1/2, 1]] ≻ 0), with the
+    layer map evaluated at 40 digits."""
+    B = [[_mp(2), _mp("1/2")], [_mp("1/2"), _mp(1)]]
+    with mpmath.workdps(40):
+        X = [[_mp(Fraction(p) * scale / 30) for p in row] for row in pts]
+        n, d = len(X), 2
+        r = max(1, min(d, n - 1))
+        E = _energy(X, B)
+        kappa = mpmath.exp(-2 * E)
+        if not 8 * _mp(h) * E * mpmath.exp(4 * E) <= kappa / r:
+            return  # outside the condition: the lemma claims nothing
+        xbar = [sum(x[c] for x in X) / n for c in range(d)]
+        a = n * _energy([xbar], B)
+        W = E - a
+        Ep = _energy(_layer(X, B, _mp(h)), B)
+        bound = E - 2 * _mp(h) * (1 - _mp(h)) * a - _mp(h) * kappa * W ** 2 / (n * r)
+        assert Ep <= bound + mpmath.mpf(10) ** -35 * (1 + E)
+
+
+@pytest.mark.parametrize("dt", ["1/10", "1/2"])
+def test_certified_energy_decay_contains_the_iterated_map(dt):
+    """verify certifies; the checker accepts; an independent mpmath iteration of the layer
+    map lies in the stored boxes at K, its energy at K is within 10⁻⁸ of E_T (width), and
+    for 400 layers beyond K the energy stays below E_T/(1 + c(k − K)) and every
+    |P_ij − 1/n| below (e^{2E} − 1)/n."""
+    inst = _at(dt)
+    v = certify(inst, "8.5", digits=20, max_seconds=None, t_max=80, refine_t=0)
+    assert v.verdict == "certified", v.reason
+    cert = json.loads(json.dumps(to_certificate(v)))
+    rep = check_certificate(cert)
+    assert rep.valid, rep.message
+    tl = cert["tail_lemma"]
+    K, E_T, c = tl["layer"], _mp(tl["E_T_upper"]), _mp(tl["c_lower"])
+    with mpmath.workdps(50):
+        B = [[_mp(x) for x in row] for row in inst.B]
+        h = -_mp(inst.V[0][0]) * _mp(dt)  # at 50 digits: 1/10 is not a binary64
+        X = [[_mp(x) for x in row] for row in inst.X0]
+        for _ in range(K):
+            X = _layer(X, B, h)
+        for i, row in enumerate(tl["boxes_at_T"]):
+            for col, (lo, hi) in enumerate(row):
+                assert _mp(lo) <= X[i][col] <= _mp(hi)
+        EK = _energy(X, B)
+        assert EK <= E_T <= EK + mpmath.mpf(10) ** -8
+        n = len(X)
+        for k in range(1, 401):
+            X = _layer(X, B, h)
+            E = _energy(X, B)
+            assert E <= E_T / (1 + c * k)
+        assert E < E_T / 2  # the energy does decay (not a vacuous bound)
+
+
+def test_mu_dt_at_least_one_is_refused_before_iterating():
+    v = certify(_at("3/2"), "8.5", digits=20, max_seconds=None, t_max=8)
+    assert v.verdict == "undecided" and "μΔt < 1" in v.reason and v.trajectory is None
+    assert check_certificate(json.loads(json.dumps(to_certificate(v)))).valid
+
+
+@pytest.fixture(scope="module")
+def cert():
+    v = certify(_at("1/10"), "8.5", digits=20, max_seconds=None, t_max=80, refine_t=0)
+    return json.loads(json.dumps(to_certificate(v)))
+
+
+@pytest.mark.parametrize("key, value, field", [
+    ("h", "1/5", "tail_lemma.h"),
+    ("mu", "2", "tail_lemma.mu"),
+    ("c_lower", lambda c: str(Fraction(c) * Fraction(101, 100)), "tail_lemma.c_lower"),
+    ("kappa_lower", lambda k: str(Fraction(k) * Fraction(101, 100)), "tail_lemma.kappa_lower"),
+    ("E_T_upper", lambda e: str(Fraction(e) * Fraction(99, 100)), "tail_lemma.E_T_upper"),
+    ("q_at_T_upper", lambda q: [str(Fraction(q[0]) / 2)] + q[1:], "tail_lemma.q_at_T_upper[0]"),
+    ("rank_bound", 1, "tail_lemma.rank_bound"),
+    ("boxes_at_T", lambda b: [[[lo, lo] for lo, hi in row] for row in b],
+     "tail_lemma.boxes_at_T"),
+])
+def test_tampered_fields_are_rejected_naming_them(cert, key, value, field):
+    from tests.test_checker import redigest
+
+    bad = json.loads(json.dumps(cert))
+    old = bad["tail_lemma"][key]
+    bad["tail_lemma"][key] = value(old) if callable(value) else value
+    rep = check_certificate(redigest(bad))
+    assert not rep.valid and rep.message.startswith(field), rep.message
+
+
+def test_a_larger_energy_fails_the_step_size_condition_in_the_checker(cert):
+    """E_T doubled and κ lowered to match (κ ≤ e^{−2E_T} still holds): 8hE_T e^{4E_T} >
+    κ/r, rejected naming E_T_upper and the condition."""
+    from tests.test_checker import redigest
+
+    bad = json.loads(json.dumps(cert))
+    E = Fraction(bad["tail_lemma"]["E_T_upper"]) * 2
+    bad["tail_lemma"]["E_T_upper"] = str(E)
+    with mpmath.workdps(30):
+        bad["tail_lemma"]["kappa_lower"] = mpmath.nstr(mpmath.exp(-2 * _mp(E)) * (1 - mpmath.mpf(10) ** -9), 20)
+    bad["tail_lemma"]["c_lower"] = "1/10000000000"
+    rep = check_certificate(redigest(bad))
+    assert not rep.valid and rep.message.startswith("tail_lemma.E_T_upper") and \
+        "step-size condition" in rep.message, rep.message
+
+
+def test_a_layer_before_the_condition_holds_is_not_accepted(cert):
+    """Moving the lemma to an earlier layer (boxes, q, E_T recomputed by the producer's
+    own arithmetic there would violate the condition): the producer refuses it, naming the
+    step-size condition."""
+    from certified.enclose.arith import get_backend
+    from certified.tail.t9_energy_decay import energy_decay_discrete
+
+    bk = get_backend("flint")
+    inst = _at("1/10")
+    with mpmath.workdps(30):
+        B = [[_mp(x) for x in row] for row in inst.B]
+        X = [[_mp(x) for x in row] for row in inst.X0]
+        for _ in range(40):
+            X = _layer(X, B, _mp("1/10"))
+    boxes = [[(Fraction(str(x)) - Fraction(1, 10 ** 20), Fraction(str(x)) + Fraction(1, 10 ** 20))
+              for x in row] for row in X]
+    ed, why = energy_decay_discrete(bk, Fraction(1), inst.B, Fraction(4), Fraction(1, 10),
+                                    boxes, 20)
+    assert ed is None and "step-size condition" in why
+
+
+@settings(max_examples=12, deadline=None)
+@given(discrete(inside("8.5", n=(2, 4), d=2)))
+def test_drawn_8_5_instances_in_discrete_time_decide_by_mu_dt(inst):
+    """Theorem 8.5's instances (V = −I, QᵀK = I) at Δt from 1/10 to 100 (Δt = 1 has no
+    rescaled form and is not drawn): certified and checked for μΔt < 1 within t = 200,
+    undecided naming μΔt < 1 otherwise."""
+    h = -inst.V[0][0] * inst.time.dt
+    v = certify(inst, "8.5", digits=12, max_seconds=None, t_max=200, refine_t=0)
+    if h < 1:
+        assert v.verdict == "certified", v.reason
+        assert check_certificate(json.loads(json.dumps(to_certificate(v)))).valid
+    else:
+        assert v.verdict == "undecided" and "needs μΔt < 1" in v.reason
