@@ -110,6 +110,12 @@ def test_certified_energy_decay_contains_the_iterated_map(dt):
             X = _layer(X, B, h)
             E = _energy(X, B)
             assert E <= E_T / (1 + c * k)
+            for i in range(n):
+                s = [sum(X[i][a] * B[a][b] * X[j][b] for a in range(2) for b in range(2))
+                     for j in range(n)]
+                tot = sum(mpmath.exp(v) for v in s)
+                assert all(abs(mpmath.exp(v) / tot - mpmath.mpf(1) / n)
+                           <= (mpmath.exp(2 * E) - 1) / n for v in s)
         assert E < E_T / 2  # the energy does decay (not a vacuous bound)
 
 
