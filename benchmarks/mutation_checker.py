@@ -33,7 +33,8 @@ MODULES = ["lemmas", "projected", "paranormal", "replay", "energy"]
 #: the fast claim checks (no replay; the S1/S2 audits, 3 s each of quadrature, left out:
 #: audits.py is not mutated) and the issue-25 edits
 TESTS = ["tests/checker/test_readers.py", "tests/checker/test_issue_edits.py",
-         "tests/checker/test_claims_fast.py", "tests/checker/test_projected_arith.py"]
+         "tests/checker/test_claims_fast.py", "tests/checker/test_projected_arith.py",
+         "tests/checker/test_t9_discrete_checks.py"]
 SELECT = ["-k", "not remark_7_9 and not middle_token"]
 #: The functions mutated by default (mutmut names): every function of lemmas.py,
 #: projected.py, paranormal.py and energy.py that checks a claim or a verdict, and replay.py's
@@ -50,7 +51,7 @@ FUNCTIONS = [f"certified.checker.{m}.x_{f}*" for m, fs in {
                   "layer_decay", "group_limits"],
     "paranormal": ["check_paranormal", "check_paranormal_verdict"],
     "energy": ["check_t6_limit", "_check_proved", "check_t6_data", "check_t9_data",
-               "check_t9_limit"],
+               "check_t9_limit", "check_t9_discrete"],
     "replay": ["parse_interval", "_pair", "parse_set"]}.items() for f in fs]
 
 

@@ -1,6 +1,7 @@
 """Lemma T9 in discrete time (Theorem 8.5 for the layer map): the one-layer inequality of
 its proof against the map itself, certified runs against an independent mpmath iteration
-(containment and width), the step-size condition, and checker tampers."""
+(containment and width), the step-size condition. The checker's tamper tests are in
+tests/checker/test_t9_discrete_checks.py."""
 
 from __future__ import annotations
 
@@ -125,50 +126,7 @@ def test_mu_dt_at_least_one_is_refused_before_iterating():
     assert check_certificate(json.loads(json.dumps(to_certificate(v)))).valid
 
 
-@pytest.fixture(scope="module")
-def cert():
-    v = certify(_at("1/10"), "8.5", digits=20, max_seconds=None, t_max=80, refine_t=0)
-    return json.loads(json.dumps(to_certificate(v)))
-
-
-@pytest.mark.parametrize("key, value, field", [
-    ("h", "1/5", "tail_lemma.h"),
-    ("mu", "2", "tail_lemma.mu"),
-    ("c_lower", lambda c: str(Fraction(c) * Fraction(101, 100)), "tail_lemma.c_lower"),
-    ("kappa_lower", lambda k: str(Fraction(k) * Fraction(101, 100)), "tail_lemma.kappa_lower"),
-    ("E_T_upper", lambda e: str(Fraction(e) * Fraction(99, 100)), "tail_lemma.E_T_upper"),
-    ("q_at_T_upper", lambda q: [str(Fraction(q[0]) / 2)] + q[1:], "tail_lemma.q_at_T_upper[0]"),
-    ("rank_bound", 1, "tail_lemma.rank_bound"),
-    ("boxes_at_T", lambda b: [[[lo, lo] for lo, hi in row] for row in b],
-     "tail_lemma.boxes_at_T"),
-])
-def test_tampered_fields_are_rejected_naming_them(cert, key, value, field):
-    from tests.test_checker import redigest
-
-    bad = json.loads(json.dumps(cert))
-    old = bad["tail_lemma"][key]
-    bad["tail_lemma"][key] = value(old) if callable(value) else value
-    rep = check_certificate(redigest(bad))
-    assert not rep.valid and rep.message.startswith(field), rep.message
-
-
-def test_a_larger_energy_fails_the_step_size_condition_in_the_checker(cert):
-    """E_T doubled and κ lowered to match (κ ≤ e^{−2E_T} still holds): 8hE_T e^{4E_T} >
-    κ/r, rejected naming E_T_upper and the condition."""
-    from tests.test_checker import redigest
-
-    bad = json.loads(json.dumps(cert))
-    E = Fraction(bad["tail_lemma"]["E_T_upper"]) * 2
-    bad["tail_lemma"]["E_T_upper"] = str(E)
-    with mpmath.workdps(30):
-        bad["tail_lemma"]["kappa_lower"] = mpmath.nstr(mpmath.exp(-2 * _mp(E)) * (1 - mpmath.mpf(10) ** -9), 20)
-    bad["tail_lemma"]["c_lower"] = "1/10000000000"
-    rep = check_certificate(redigest(bad))
-    assert not rep.valid and rep.message.startswith("tail_lemma.E_T_upper") and \
-        "step-size condition" in rep.message, rep.message
-
-
-def test_a_layer_before_the_condition_holds_is_not_accepted(cert):
+def test_a_layer_before_the_condition_holds_is_not_accepted():
     """Moving the lemma to an earlier layer (boxes, q, E_T recomputed by the producer's
     own arithmetic there would violate the condition): the producer refuses it, naming the
     step-size condition."""
