@@ -161,6 +161,12 @@ def check_discrete(ctx: Any) -> str:
                                "definite (exact)", "another QᵀK")
         lf = check_t9_discrete(ctx.lemma, ctx.lam, ctx.B, ctx.n, dt)
         check_t9_limit(ctx.obj, ctx.lemma, lf["c"], ctx.n, len(ctx.B), T9D_STATEMENT)
+        # the run stops at its first success: the lemma's layer is the first one it held
+        ts = closed(ctx.obj.get("timescale") or {}, {"T_first", "T_first_float", "T_used",
+                                                    "meaning"}, "timescale")
+        if "T_first" in ts and _frac(ts["T_first"], "timescale.T_first") != K * dt:
+            raise CheckFailure("timescale.T_first", f"{K * dt} (tail_lemma.T: the run stops "
+                               "at the first layer where the lemma holds)", repr(ts["T_first"]))
     else:
         if ctx.lam is None or ctx.lam <= 0:
             raise CheckFailure("instance.V", "V = λI with λ > 0 (Lemma T10)", "another V")

@@ -151,7 +151,8 @@ def check_t9_limit(obj: dict, lemma: dict, c: Fraction, n: int, d: int,
                 all(isinstance(x, str) and Fraction(x) == Fraction(1, n) for x in row)
                 for row in P)):
             raise CheckFailure("limit.attention_limit", f"every entry 1/{n}", repr(P)[:80])
-    if "attention_rank" in lim and lim["attention_rank"] != 1:
+    if "attention_rank" in lim and (type(lim["attention_rank"]) is not int or
+                                    lim["attention_rank"] != 1):
         raise CheckFailure("limit.attention_rank", "1", repr(lim["attention_rank"]))
     if "rate" in lim:
         rate = closed(lim["rate"], {"statement", "c_lower_bound"}, "limit.rate")

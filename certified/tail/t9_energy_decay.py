@@ -213,8 +213,8 @@ def energy_decay_discrete(bk: Backend, mu: Fraction, B: Sequence[Sequence[Fracti
     n, d = len(boxes), len(B)
     h = mu * dt
     if not h < 1:
-        return None, (f"μΔt = {h} ≥ 1: the discrete form needs μΔt < 1 (the mean "
-                      "x̄⁺ = x̄ − μΔt·(…) is not contracted)")
+        return None, (f"μΔt = {h} ≥ 1: the discrete form needs μΔt < 1 (its bound on the "
+                      "mean's energy needs 1 − μΔt > 0)")
     Bm = np.array([[bk.const(x) for x in row] for row in B], dtype=object)
     q = []
     for row in boxes:

@@ -15,8 +15,13 @@ Which lemma applies (``proofs_notes/tail.md``):
   of equal norm with QᵀK = βI, β > 0: Lemma S1 (solved exactly, no integration);
 * V = −μI with μ > 0 and B symmetric positive definite — Lemma T6 (energy bound), and
   for Theorem 8.5 Lemma T9 (energy decay: x_i → 0, P → ones/n, with a rate);
-* anything else — no tail lemma is implemented yet; the verdict is ``undecided`` and
-  says so."""
+* a simple dominant eigenvalue λ₁ > 0 (Theorem 4.2, and 5.2 with dim F = 1) — Lemma T7;
+  a paranormal V with dim F ≥ 2 (Theorem 5.2) — Lemma T8;
+* discrete time — the discrete forms: T10 (V = λI), T7, T8 (under its step-size
+  condition) and T9 (μΔt < 1 and a condition on the energy);
+* anything else — no tail lemma applies; the verdict is ``undecided`` and says so.
+
+The run's budgets and lemma schedule are in :mod:`certified.verdict.schedule`."""
 
 from __future__ import annotations
 
@@ -24,7 +29,7 @@ import time as _time
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -81,6 +86,7 @@ from certified.tail.t8_paranormal import (
     step_size_condition,
     try_paranormal,
 )
+from certified.verdict.schedule import Job, LemmaSchedule, capped, integrate, timescale
 from certified.verdict.judge import (
     RATE_STATEMENT_DISCRETE,
     center_json,
@@ -130,22 +136,6 @@ class Verification:
     #: The Lohner set at T whose boxes the tail lemma checked (None: the final set).
     lemma_set: Any = None
     precision: Precision | None = None
-
-
-@dataclass(frozen=True)
-class _Job:
-    """The budgets and options one :func:`certify` call passes to its lemma runs."""
-
-    instance: Instance
-    precision: Precision
-    backend: str
-    t_max: Fraction
-    max_seconds: float | None
-    check_every: Fraction
-    progress: bool
-    refine_t: Fraction
-    step: str
-    max_steps: int | None = None
 
 
 def _sym_pd(M: list[list[Fraction]]) -> bool:
@@ -233,7 +223,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     rt = to_fraction(refine_t, "refine_t")
     if rt < 0:
         raise InputError("refine_t", f"{rt} is negative", "a number >= 0")
-    job = _Job(instance, prec, backend, tmax, max_seconds, check_every, progress, rt, step,
+    job = Job(instance, prec, backend, tmax, max_seconds, check_every, progress, rt, step,
                max_steps)
     t0 = _time.perf_counter()
     lam = instance.scalar_V
@@ -297,104 +287,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     return out
 
 
-class _LemmaSchedule:
-    """The ``until`` predicate of a certify run: try a tail lemma every ``check_every``
-    on the validated enclosure, remember the first and the latest success, and after the
-    first success at T₁ keep integrating (for tighter limits) until ``good_enough`` holds
-    or t reaches T₁ + ``refine_t``. Every budget is in t: the outcome does not depend on
-    machine load."""
-
-    def __init__(self, try_lemma: Callable[[Fraction, np.ndarray, LohnerSet],
-                                           tuple[Any, str]],
-                 good_enough: Callable[[Any], bool], check_every: Fraction,
-                 first_check: Fraction, refine_t: Fraction) -> None:
-        self.try_lemma, self.good_enough = try_lemma, good_enough
-        self.check_every, self.first_check = check_every, first_check
-        self.refine_t = refine_t
-        self.next, self.last_t = first_check, Fraction(-1)
-        self.refine_until: Fraction | None = None
-        self.first: Any = None
-        self.last: Any = None
-        self.last_set: LohnerSet | None = None  # the set whose box the lemma used
-        self.why = ""
-
-    def __call__(self, t: Fraction, box: np.ndarray, S: LohnerSet) -> bool:
-        if t < self.last_t:  # the driver restarted at higher precision
-            self.next = self.first_check
-        self.last_t = t
-        if self.refine_until is not None and t >= self.refine_until:
-            return True  # refinement budget (in t) spent: report the last success
-        if t < self.next:
-            return False
-        while self.next <= t:
-            self.next += self.check_every
-        result, why = self.try_lemma(t, box, S)
-        self.why = f"at t = {t}: {why}" if why else ""
-        if result is None:
-            return False
-        if self.first is None:
-            self.first = result
-            self.refine_until = t + self.refine_t
-        self.last, self.last_set = result, S
-        return t >= self.refine_until or self.good_enough(result)
-
-
-def _capped(out: Verification, job: _Job, traj: Trajectory) -> bool:
-    """The outer wall-clock cap was reached: the verdict is undecided, whatever the lemma
-    proved before (a result must not depend on machine load)."""
-    if traj.stop is None or traj.stop.kind != "wall-clock cap":
-        return False
-    out.verdict = Verdict.UNDECIDED
-    out.reason = (f"wall-clock cap: max_seconds = {job.max_seconds} was reached at t = "
-                  f"{traj.certified_until} before the deterministic budget (t_max = "
-                  f"{job.t_max}, refinement {job.refine_t}) was spent; the enclosures up to "
-                  "there are certified")
-    return True
-
-
-def _integrate(out: Verification, job: _Job, until: _LemmaSchedule, lemma: str,
-               variable: str) -> bool:
-    """Integrate (in ``variable``, "z" or "x") under the lemma schedule ``until``; store
-    the run and the latest lemma success in ``out``. False (verdict undecided, with the
-    reason) if the lemma never held."""
-    traj = enclose_trajectory(job.instance, job.t_max, backend=job.backend, variable=variable,
-                              coordinates=variable, until=until, max_seconds=job.max_seconds,
-                              precision=job.precision, progress=job.progress, times=[0],
-                              step=job.step, max_steps=job.max_steps)
-    out.trajectory = traj
-    out.attempts = list(getattr(traj, "attempts", []))
-    if _capped(out, job, traj):
-        return False
-    # A success in a run that was later abandoned for more precision is still proved:
-    # its boxes came from validated steps.
-    if until.last is None:
-        out.verdict = Verdict.UNDECIDED
-        out.reason = (f"Lemma {lemma} could not be verified up to t = {traj.certified_until} "
-                      f"(certified enclosures up to there; budget: t_max = {job.t_max}"
-                      + (f", max_steps = {job.max_steps}" if job.max_steps is not None else "")
-                      + f"); last attempt {until.why or 'none'}; "
-                      f"integration {traj.stop_message()}")
-        return False
-    out.tail = until.last
-    out.lemma_set = until.last_set
-    return True
-
-
-def _timescale(lemma: str, first_T: Fraction, used_T: Fraction, check_every: Fraction,
-               refined_while: str, **extra: str) -> dict:
-    """Remark 3.3's timescale of a lemma run: the first check time at which the lemma
-    held, and the (later, refined) time whose lemma is reported."""
-    where = "at the first step end" if lemma != "T10" else "at the first layer"
-    return {"T_first": str(first_T), "T_first_float": float(first_T), "T_used": str(used_T),
-            **extra,
-            "meaning": f"T_first: first check time at which Lemma {lemma}'s hypotheses held "
-                       f"(checked {where} at or after every multiple of {check_every}); "
-                       "T_used: the time of the lemma "
-                       f"reported (integration continued while {refined_while}, within "
-                       "the budget)"}
-
-
-def _run_leader_follower(out: Verification, job: _Job, lam: Fraction,
+def _run_leader_follower(out: Verification, job: Job, lam: Fraction,
                          dt: Fraction | None = None) -> None:
     """V = λI, λ > 0: integrate in z and try Lemma T4 every ``check_every`` (with ``dt``:
     the layer map, in x, mapped to z at the check layers, and Lemma T10)."""
@@ -405,14 +298,14 @@ def _run_leader_follower(out: Verification, job: _Job, lam: Fraction,
     # Keep integrating while the lemma's own bound δ₀ on the leaders' motion is wider
     # than the target: every later success gives a tighter ball around the limits.
     code = "T4" if dt is None else "T10"
-    until = _LemmaSchedule(lambda t, box, S: try_leader_follower(bk, inst, lam, t, S, digits,
+    until = LemmaSchedule(lambda t, box, S: try_leader_follower(bk, inst, lam, t, S, digits,
                                                                  dt=dt),
                            lambda lf: lf.delta0 <= target, check_every, check_every, job.refine_t)
-    if not _integrate(out, job, until, code, "z"):
+    if not integrate(out, job, until, code, "z"):
         return
     lf: LeaderFollowerBound = until.last
     first: LeaderFollowerBound = until.first
-    out.timescale = _timescale(code, first.T, lf.T, check_every, "δ₀ > 10^-digits",
+    out.timescale = timescale(code, first.T, lf.T, check_every, "δ₀ > 10^-digits",
                                delta0_at_first=decimal_ceil(first.delta0, 6),
                                delta0_at_T_used=decimal_ceil(lf.delta0, 6))
     out.verdict, out.reason, out.limit, out.evidence = judge_leader_follower(out.theorem, inst, lf,
@@ -427,7 +320,7 @@ T7_RATE_STATEMENT_DISCRETE = ("for layers k >= K = T/dt and i, l in different gr
                               "P_il <= exp(-m (1 + lambda1 dt)^{2(k - K)})")
 
 
-def _run_projected(out: Verification, job: _Job, dt: Fraction | None = None) -> None:
+def _run_projected(out: Verification, job: Job, dt: Fraction | None = None) -> None:
     """Theorem 4.2 for V ≠ λI: integrate in x and try Lemma T7 every ``check_every``
     (with ``dt``: the layer map, and T7's discrete form at the check layers)."""
     inst, digits, prec = job.instance, job.precision.digits, job.precision
@@ -461,14 +354,14 @@ def _run_projected(out: Verification, job: _Job, dt: Fraction | None = None) -> 
 
     # Refine while a group's limit interval is wider than the target.
     target = Fraction(1, 10 ** digits)
-    until = _LemmaSchedule(attempt, lambda pb: all(hi - lo <= target
+    until = LemmaSchedule(attempt, lambda pb: all(hi - lo <= target
                                                    for lo, hi in pb.limits.values()),
                            check_every, Fraction(0), job.refine_t)
-    if not _integrate(out, job, until, "T7", "x"):
+    if not integrate(out, job, until, "T7", "x"):
         return
     pb: ProjectedBound = until.last
     first: ProjectedBound = until.first
-    out.timescale = _timescale("T7", first.T, pb.T, check_every,
+    out.timescale = timescale("T7", first.T, pb.T, check_every,
                                "a group's limit interval was wider than 10^-digits")
     values = [bounds_to_json(lo, hi, digits) for _, (lo, hi) in sorted(pb.limits.items())]
     group_of = {i: g for g, members in pb.groups.items() for i in members}
@@ -507,7 +400,7 @@ def _run_projected(out: Verification, job: _Job, dt: Fraction | None = None) -> 
                        "(I + ΔtV)^{-k} x^[k])")
 
 
-def _run_paranormal(out: Verification, job: _Job, split: Any,
+def _run_paranormal(out: Verification, job: Job, split: Any,
                     dt: Fraction | None = None) -> None:
     """Theorem 5.2 with dim F ≥ 2: integrate in x and try Lemma T8 every ``check_every``
     (with ``dt``: the layer map, and T8's discrete form at the check layers)."""
@@ -521,14 +414,14 @@ def _run_paranormal(out: Verification, job: _Job, split: Any,
         with bk.workprec(prec.lemma_bits):
             return try_paranormal(bk, split, inst.n, t, S, digits, dt=dt)
 
-    until = _LemmaSchedule(attempt, lambda pb: pb.lf.delta0 <= target, check_every,
+    until = LemmaSchedule(attempt, lambda pb: pb.lf.delta0 <= target, check_every,
                            check_every, job.refine_t)
-    if not _integrate(out, job, until, "T8", "x"):
+    if not integrate(out, job, until, "T8", "x"):
         return
     pb: ParanormalBound = until.last
     first: ParanormalBound = until.first
     lf = pb.lf
-    out.timescale = _timescale("T8", first.T, pb.T, check_every, "δ₀ > 10^-digits",
+    out.timescale = timescale("T8", first.T, pb.T, check_every, "δ₀ > 10^-digits",
                                delta0_at_T_used=decimal_ceil(lf.delta0, 6))
     clusters = []
     cl = lf.clusters
@@ -568,7 +461,7 @@ def _run_paranormal(out: Verification, job: _Job, split: Any,
                   "P(t) → P* Boolean")
 
 
-def _run_symmetric_pair(out: Verification, job: _Job) -> None:
+def _run_symmetric_pair(out: Verification, job: Job) -> None:
     """Two tokens of equal norm, V = λI, QᵀK = βI (λ, β > 0): Lemma S1 solves them exactly
     to t = ∞ (no integration). The two limits are distinct and P → I, so the verdict is
     Lemma T4's for the leader map [0, 1] (``proofs_notes/tail.md``, from lemmas to
@@ -606,7 +499,7 @@ def _run_symmetric_pair(out: Verification, job: _Job) -> None:
                       "hull, and P → I")
 
 
-def _run_symmetric_triple(out: Verification, job: _Job) -> None:
+def _run_symmetric_triple(out: Verification, job: Job) -> None:
     """d = 1, tokens {−a, 0, a}, V, QK > 0: Lemma S2 solves them exactly to t = ∞ (no
     integration). The limits −a', 0, a' are distinct; the outer rows of P* are the tokens'
     own unit vectors and the middle row is (1/3, 1/3, 1/3). So 2.1 (one exceptional row),
@@ -634,7 +527,7 @@ def _run_symmetric_triple(out: Verification, job: _Job) -> None:
                   "uniformly (the one exceptional row of Theorem 2.1; P* has rank 3)")
 
 
-def _run_stationary(out: Verification, job: _Job) -> None:
+def _run_stationary(out: Verification, job: Job) -> None:
     """V(z_j − z_i) = 0 for all tokens: Lemma S0, z(t) ≡ z(0) exactly (no integration); the
     verdict from the exact limits by :func:`~certified.tail.s0_stationary.stationary_verdict`."""
     inst, prec = job.instance, job.precision
@@ -644,7 +537,7 @@ def _run_stationary(out: Verification, job: _Job) -> None:
     out.limit, out.evidence, out.reason = sv.limit, sv.evidence, sv.reason
 
 
-def _run_energy_discrete(out: Verification, job: _Job, mu: Fraction, dt: Fraction) -> None:
+def _run_energy_discrete(out: Verification, job: Job, mu: Fraction, dt: Fraction) -> None:
     """Theorem 8.5 in discrete time (V = −μI, B ≻ 0): iterate the layer map in x and try
     Lemma T9's discrete form every ``check_every`` (its step-size condition holds once
     the energy is small enough); stop at the first layer where it holds."""
@@ -662,8 +555,8 @@ def _run_energy_discrete(out: Verification, job: _Job, mu: Fraction, dt: Fractio
         with bk.workprec(prec.lemma_bits):
             return energy_decay_discrete(bk, mu, inst.B, t, dt, boxes, digits)
 
-    until = _LemmaSchedule(attempt, lambda ed: True, job.check_every, Fraction(0), Fraction(0))
-    if not _integrate(out, job, until, "T9 (discrete form)", "x"):
+    until = LemmaSchedule(attempt, lambda ed: True, job.check_every, Fraction(0), Fraction(0))
+    if not integrate(out, job, until, "T9 (discrete form)", "x"):
         return
     ed: EnergyDecayDiscrete = until.last
     n, d = inst.n, inst.d
@@ -684,7 +577,7 @@ def _run_energy_discrete(out: Verification, job: _Job, mu: Fraction, dt: Fractio
                   "P → (1/n)·ones")
 
 
-def _run_energy(out: Verification, job: _Job, mu: Fraction) -> None:
+def _run_energy(out: Verification, job: Job, mu: Fraction) -> None:
     """V = −μI, B symmetric positive definite: integrate to t_max, then Lemma T6."""
     inst, tmax, digits, prec = job.instance, job.t_max, job.precision.digits, job.precision
     backend = job.backend
@@ -694,7 +587,7 @@ def _run_energy(out: Verification, job: _Job, mu: Fraction) -> None:
                               progress=job.progress, times=[0], step=job.step,
                               max_steps=job.max_steps)
     out.trajectory = traj
-    if _capped(out, job, traj):
+    if capped(out, job, traj):
         return
     T = traj.certified_until
     box = traj.final_box()

@@ -10,7 +10,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from certified.checker import check_certificate
+from certified.checker import CheckFailure, check_certificate
 from . import tamper
 from .producer import load
 
@@ -63,3 +63,108 @@ def test_a_larger_energy_fails_the_step_size_condition_in_the_checker(cert):
     rep = check_certificate(redigest(bad))
     assert not rep.valid and rep.message.startswith("tail_lemma.E_T_upper") and \
         "step-size condition" in rep.message, rep.message
+
+
+def test_the_step_size_condition_is_checked_with_its_constants(cert):
+    """E_T = 0.22 (≥ Σq), κ just below e^{−0.44}: 8hE_T e^{4E_T} = 0.42 > κ/r = 0.32, so
+    rejected; with 4 for 8, or e^{2E_T} for e^{4E_T}, it would pass (0.21, 0.27)."""
+    bad = json.loads(json.dumps(cert))
+    tl = bad["tail_lemma"]
+    assert Fraction(tl["E_T_upper"]) < Fraction(22, 100) and tl["rank_bound"] == 2
+    tl["E_T_upper"] = "0.22"
+    with mpmath.workdps(30):
+        tl["kappa_lower"] = mpmath.nstr(mpmath.exp(-_mp("0.44")) * (1 - mpmath.mpf(10) ** -9), 20)
+    tl["c_lower"] = "1e-12"
+    rep = check_certificate(redigest(bad))
+    assert not rep.valid and rep.message.startswith("tail_lemma.E_T_upper") and \
+        "step-size condition" in rep.message, rep.message
+
+
+def _synthetic(h_num: int, E: str, c: Fraction | None = None) -> tuple[dict, Fraction]:
+    """A hand-built lemma: n = 5 tokens near (1/25, 1/100) in d = 2, B = I, V = −μI with
+    μΔt = h_num/10000 (Δt = 1/10), E_T = E, κ = 98/100 (≤ e^{−2E} for E ≤ 1/100). Returns
+    the lemma and the exact bound h·m·E_T/2 on c."""
+    h = Fraction(h_num, 10000)
+    box = [["1/25", "1/25"], ["1/100", "1/100"]]
+    ET, kappa, n, r = Fraction(E), Fraction(98, 100), 5, 2
+    m = min(2 * (1 - h) / ET, kappa / (n * r))
+    bound = h * m * ET / 2
+    lemma = {"lemma": "x", "T": "1", "dt": "1/10", "layer": 10, "mu": str(h * 10), "h": str(h),
+             "boxes_at_T": [box] * n, "q_at_T_upper": ["17/10000"] * n, "E_T_upper": E,
+             "rank_bound": r, "kappa_lower": "98/100",
+             "c_lower": str(c if c is not None else bound)}
+    return lemma, bound
+
+
+def test_the_rate_constant_takes_the_mean_branch_when_h_is_near_one():
+    """h = 0.9999, E_T = 1/100: m = 2(1 − h)/E_T = 0.02 < κ/(nr) = 0.098. The bound is
+    accepted exactly and exceeded by 10⁻⁶ rejected (with 2 in place of 2(1 − h) it would
+    pass)."""
+    from certified.checker.energy import check_t9_discrete
+
+    I2 = [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
+    lemma, bound = _synthetic(9999, "1/100")
+    assert bound < Fraction(98, 100) / 10 * Fraction(9999, 10000) * Fraction(1, 100) / 2
+    lam = -Fraction(9999, 1000)
+    assert check_t9_discrete(lemma, lam, I2, 5, Fraction(1, 10))["c"] == bound
+    lemma, _ = _synthetic(9999, "1/100", bound * (1 + Fraction(1, 10 ** 6)))
+    with pytest.raises(CheckFailure, match="tail_lemma.c_lower"):
+        check_t9_discrete(lemma, lam, I2, 5, Fraction(1, 10))
+
+
+def test_mu_dt_of_one_is_rejected_naming_h():
+    from certified.checker.energy import check_t9_discrete
+
+    I2 = [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
+    lemma, _ = _synthetic(10000, "1/100", Fraction(1, 10 ** 9))
+    with pytest.raises(CheckFailure, match=r"^tail_lemma.h"):
+        check_t9_discrete(lemma, Fraction(-10), I2, 5, Fraction(1, 10))
+
+
+def test_q_between_the_ends_of_the_quadratic_form_is_rejected(cert):
+    """q_0 below the upper end of x_0ᵀx_0 on the stored box but above its lower end."""
+    bad = json.loads(json.dumps(cert))
+    (a0, a1), (b0, b1) = [(Fraction(lo), Fraction(hi)) for lo, hi in
+                          bad["tail_lemma"]["boxes_at_T"][0]]
+    lo = min(a0 * a0, a1 * a1) + min(b0 * b0, b1 * b1)  # both coordinates keep their sign
+    hi = max(a0 * a0, a1 * a1) + max(b0 * b0, b1 * b1)
+    assert a0 * a1 > 0 and b0 * b1 > 0 and lo < hi
+    bad["tail_lemma"]["q_at_T_upper"][0] = str((lo + hi) / 2)
+    rep = check_certificate(redigest(bad))
+    assert not rep.valid and rep.message.startswith("tail_lemma.q_at_T_upper[0]"), rep.message
+
+
+def test_a_box_moved_to_its_upper_end_is_rejected(cert):
+    bad = json.loads(json.dumps(cert))
+    bad["tail_lemma"]["boxes_at_T"] = [[[hi, hi] for lo, hi in row]
+                                       for row in bad["tail_lemma"]["boxes_at_T"]]
+    rep = check_certificate(redigest(bad))
+    assert not rep.valid and rep.message.startswith("tail_lemma.boxes_at_T"), rep.message
+
+
+def test_an_indefinite_form_is_rejected_naming_the_lemmas_hypothesis(cert):
+    """K = diag(1, −1): QᵀK indefinite. hypotheses_hold is set to what the checker decides,
+    so the rejection is T9's own hypothesis (B ≻ 0), not the hypotheses flag."""
+    bad = json.loads(json.dumps(cert))
+    bad["instance"]["K"] = [["1", "0"], ["0", "-1"]]
+    bad["hypotheses_hold"] = False
+    rep = check_certificate(redigest(bad))
+    assert not rep.valid and rep.message.startswith("tail_lemma"), rep.message
+    assert "positive definite" in rep.message
+
+
+@pytest.mark.parametrize("key, value", [("T_first", "0"), ("delta0_at_T_used", "-5")])
+def test_timescale_claims_beyond_the_lemma_are_rejected(cert, key, value):
+    bad = json.loads(json.dumps(cert))
+    bad["timescale"][key] = value
+    if key == "T_first":
+        bad["timescale"]["T_first_float"] = 0.0
+    rep = check_certificate(redigest(bad))
+    assert not rep.valid and rep.message.startswith("timescale"), rep.message
+
+
+def test_a_boolean_attention_rank_is_rejected(cert):
+    bad = json.loads(json.dumps(cert))
+    bad["limit"]["attention_rank"] = True
+    rep = check_certificate(redigest(bad))
+    assert not rep.valid and rep.message.startswith("limit.attention_rank"), rep.message
