@@ -87,7 +87,7 @@ def _synthetic(h_num: int, E: str, c: Fraction | None = None) -> tuple[dict, Fra
     h = Fraction(h_num, 10000)
     box = [["1/25", "1/25"], ["1/100", "1/100"]]
     ET, kappa, n, r = Fraction(E), Fraction(98, 100), 5, 2
-    m = min(2 * (1 - h) / ET, kappa / (n * r))
+    m = min(2 * (1 - h) / ET, kappa / (n * r)) if ET > 0 else Fraction(0)
     bound = h * m * ET / 2
     lemma = {"lemma": "x", "T": "1", "dt": "1/10", "layer": 10, "mu": str(h * 10), "h": str(h),
              "boxes_at_T": [box] * n, "q_at_T_upper": ["17/10000"] * n, "E_T_upper": E,
@@ -168,3 +168,46 @@ def test_a_boolean_attention_rank_is_rejected(cert):
     bad["limit"]["attention_rank"] = True
     rep = check_certificate(redigest(bad))
     assert not rep.valid and rep.message.startswith("limit.attention_rank"), rep.message
+
+
+def _lemma(n: int, E: str, c: str, q: str = "17/10000", r: int | None = None) -> dict:
+    """As :func:`_synthetic` with h = 1/10 and n tokens (r = max(1, min(2, n − 1)))."""
+    lemma, _ = _synthetic(1000, E, Fraction(c))
+    lemma.update(boxes_at_T=lemma["boxes_at_T"][:1] * n, q_at_T_upper=[q] * n,
+                 rank_bound=max(1, min(2, n - 1)) if r is None else r)
+    return lemma
+
+
+I2 = [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
+
+
+@pytest.mark.parametrize("n, r", [(1, 1), (2, 1), (3, 2), (5, 2)])
+def test_the_rank_bound_follows_n_and_d(n, r):
+    from certified.checker.energy import check_t9_discrete
+
+    ok = _lemma(n, "1/100", "1e-9")
+    assert ok["rank_bound"] == r
+    check_t9_discrete(ok, Fraction(-1), I2, n, Fraction(1, 10))
+    with pytest.raises(CheckFailure, match=r"^tail_lemma.rank_bound"):
+        check_t9_discrete(_lemma(n, "1/100", "1e-9", r=3 - r), Fraction(-1), I2, n,
+                          Fraction(1, 10))
+
+
+def test_an_energy_bound_equal_to_the_sum_of_q_is_accepted():
+    from certified.checker.energy import check_t9_discrete
+
+    check_t9_discrete(_lemma(5, "17/2000", "1e-9"), Fraction(-1), I2, 5, Fraction(1, 10))
+
+
+@pytest.mark.parametrize("E, c, q, field", [
+    ("0", "1e-9", "0", "tail_lemma.E_T_upper"),        # no energy: no rate to claim
+    ("1/100", "0", "17/10000", "tail_lemma.c_lower"),  # a rate constant of 0 says nothing
+])
+def test_degenerate_constants_are_rejected(E, c, q, field):
+    from certified.checker.energy import check_t9_discrete
+
+    lemma = _lemma(5, E, c, q)
+    if q == "0":
+        lemma["boxes_at_T"] = [[["0", "0"], ["0", "0"]]] * 5
+    with pytest.raises(CheckFailure, match="^" + field):
+        check_t9_discrete(lemma, Fraction(-1), I2, 5, Fraction(1, 10))
