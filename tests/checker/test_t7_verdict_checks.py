@@ -1,0 +1,65 @@
+"""The checker's verdict rules for Lemma T7 (check_t7_verdict) on the stored fixtures, each
+written against a mutant of the mutation run that no other test killed: a weaker rate
+constant is accepted, an empty or negative one is not, Theorem 5.2 needs its clusters,
+clusters given for 4.2 are checked, prose fields are strings, and a certified verdict has
+no evidence. Claims only (no replay), as in test_claims_fast.py."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from certified.checker import CheckFailure, Malformed, _check_claims_only
+
+from . import tamper
+from .producer import load
+
+
+DELETE = object()
+
+
+def _outcome(name: str, path: tuple, new) -> str:
+    c = copy.deepcopy(load(name))
+    if new is DELETE:
+        del tamper.get(c, path[:-1])[path[-1]]
+    else:
+        tamper.get(c, path[:-1])[path[-1]] = new
+    c["digest"] = tamper.digest(c)
+    try:
+        return "VALID " + _check_claims_only(c)
+    except (CheckFailure, Malformed) as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("name", ["t7_52", "t7_42_discrete"])
+def test_a_smaller_cross_group_rate_is_a_weaker_true_claim(name):
+    assert _outcome(name, ("limit", "cross_group_rate", "m"), "1/2").startswith("VALID")
+
+
+@pytest.mark.parametrize("value", ["0", "-1/2"])
+def test_a_cross_group_rate_of_zero_or_less_is_rejected(value):
+    out = _outcome("t7_52", ("limit", "cross_group_rate", "m"), value)
+    assert out.startswith("limit.cross_group_rate.m"), out
+
+
+def test_theorem_5_2_needs_its_clusters():
+    out = _outcome("t7_52", ("limit", "clusters"), DELETE)
+    assert out.startswith("limit.clusters"), out
+
+
+def test_clusters_given_for_theorem_4_2_are_checked():
+    bogus = [{"members": [0], "center": [["0", "0"], ["0", "0"]], "is_hull_vertex": True,
+              "is_zero": False}]
+    out = _outcome("t7_42_discrete", ("limit", "clusters"), bogus)
+    assert out.startswith("limit.clusters"), out
+
+
+def test_prose_fields_must_be_strings():
+    out = _outcome("t7_52", ("limit", "not_proved"), 5)
+    assert out.startswith("limit.not_proved"), out
+
+
+def test_a_certified_verdict_carries_no_evidence():
+    out = _outcome("t7_52", ("evidence",), {"entry": [0, 1]})
+    assert out.startswith("evidence"), out
