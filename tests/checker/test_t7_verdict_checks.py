@@ -1,4 +1,4 @@
-"""The checker's verdict rules for Lemma T7 (check_t7_verdict) on the stored fixtures, each
+"""The checker's rules for Lemma T7 (check_t7_verdict, check_projected) on the stored fixtures, each
 written against a mutant of the mutation run that no other test killed: a weaker rate
 constant is accepted, an empty or negative one is not, Theorem 5.2 needs its clusters,
 clusters given for 4.2 are checked, prose fields are strings, and a certified verdict has
@@ -63,3 +63,11 @@ def test_prose_fields_must_be_strings():
 def test_a_certified_verdict_carries_no_evidence():
     out = _outcome("t7_52", ("evidence",), {"entry": [0, 1]})
     assert out.startswith("evidence"), out
+
+
+def test_the_discrete_leakage_bound_includes_the_step_term():
+    """t7_42_discrete (Δt = 1/10, m ≈ 6.0): the continuous bound |G|·D·e^{−m}/(2m) ≈ 0.0043
+    is below the discrete one |G|·D·e^{−m}(α + 1/(2m)) ≈ 0.0104; a δ₀ of 0.005 between them
+    is rejected (a checker that used the continuous form in discrete time would accept)."""
+    out = _outcome("t7_42_discrete", ("tail_lemma", "delta0"), "0.005")
+    assert out.startswith("tail_lemma.delta0: Expected >="), out
