@@ -71,3 +71,20 @@ def test_the_discrete_leakage_bound_includes_the_step_term():
     is rejected (a checker that used the continuous form in discrete time would accept)."""
     out = _outcome("t7_42_discrete", ("tail_lemma", "delta0"), "0.005")
     assert out.startswith("tail_lemma.delta0: Expected >="), out
+
+
+@pytest.mark.parametrize("name", ["t7_52", "t7_42_discrete"])
+@pytest.mark.parametrize("key", ["+", "-"])
+@pytest.mark.parametrize("end", [0, 1])
+def test_limits_shrunk_by_a_millionth_at_one_end_are_rejected(name, key, end):
+    """Each stored limit interval is the proved one rounded outward at the certificate's
+    digits; moved in by 10⁻⁶ of its width at one end it no longer contains the proved one
+    (a checker that proved a narrower interval at that end, e.g. with the wrong end of
+    e^{−λ₁T} or q^{−K}, or without δ₀, would accept)."""
+    from fractions import Fraction
+
+    lo, hi = (Fraction(x) for x in load(name)["tail_lemma"]["limits_psi_z"][key])
+    w = (hi - lo) / 10 ** 6
+    new = [str(lo + w), str(hi)] if end == 0 else [str(lo), str(hi - w)]
+    out = _outcome(name, ("tail_lemma", "limits_psi_z", key), new)
+    assert out.startswith(f"tail_lemma.limits_psi_z.{key}"), out
