@@ -262,7 +262,11 @@ def edits(value: Any) -> list[Any]:
     if _is_interval(value):
         lo, hi = _num(value[0]), _num(value[1])
         s = hi - lo + abs(lo) + abs(hi) + 1
-        return [[str(lo + s), str(hi + s)], [str(lo - s), str(hi - s)]]
+        out = [[str(lo + s), str(hi + s)], [str(lo - s), str(hi - s)]]
+        if hi > lo:  # one end moved in by 10⁻⁶ of the width: a tight claim must fail there
+            w = (hi - lo) / 10 ** 6
+            out += [[str(lo + w), str(hi)], [str(lo), str(hi - w)]]
+        return out
     if isinstance(value, bool):
         return [not value]
     for enum in (("certified", "refuted", "undecided"), ("x", "z"), ("holds", "fails")):

@@ -100,8 +100,12 @@ def test_claim_edit_rejected_or_left_to_the_replay(certs, messages, name, path):
     key = f"{name}:{tamper.pattern(path)}:{path}"
     if key in messages or not EVERY:  # the stored file has the default cases
         assert outs == messages.get(key), f"{key}: stored {messages.get(key)}, now {outs}"
-    for out in outs:
-        assert out.startswith("VALID") or ("Expected" in out and field in out.lower()) \
+    for k, out in enumerate(outs):
+        # edits 0, 1 move the whole interval: the field itself is named. Edits 2, 3 move
+        # one end in by 10⁻⁶ of the width (tamper.edits): a field another claim must equal
+        # (an S2 limit and its cluster centre) may be named instead, or none (a loose claim)
+        named = field in out.lower() or (k >= 2 and out.startswith(("limit.", "tail_lemma.")))
+        assert out.startswith("VALID") or ("Expected" in out and named) \
             or out.startswith("malformed"), (path, outs)
     boxes = any(k in p for p in path if isinstance(p, str)
                 for k in ("boxes_at_T", "differences_at_T", "G_boxes_at_T"))
