@@ -51,7 +51,7 @@ FUNCTIONS = [f"certified.checker.{m}.x_{f}__mutmut_*" for m, fs in {
                   "layer_decay", "group_limits"],
     "paranormal": ["check_paranormal", "check_paranormal_verdict"],
     "energy": ["check_t6_limit", "_check_proved", "check_t6_data", "check_t9_data",
-               "check_t9_limit", "check_t9_discrete"],
+               "check_t9_limit", "check_t9_discrete", "_energy_constants"],
     # parse_set is read only by the replay: tests/checker/test_tamper.py covers it
     "lohner": ["parse_interval", "_pair"]}.items() for f in fs]
 

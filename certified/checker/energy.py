@@ -96,26 +96,34 @@ T9_STATEMENT = ("for t >= T: sum_i x_i^T B x_i <= E_T / (1 + c (t - T)) and "
                 "|P_ij(t) - 1/n| <= (exp(2 sum_i x_i^T B x_i) - 1)/n")
 
 
-def check_t9_data(lemma: dict, n: int, d: int) -> dict:
-    """Lemma T9's constants from T6's (already checked) data: E_T ≥ Σ q_i(T) bounds,
-    r = max(1, min(d, n − 1)), 0 < κ ≤ e^{−2E_T} (the ball's lower end), and
-    0 < c ≤ μκE_T/(nr) in exact rationals. Returns c."""
-    E = Fraction(lemma["E_T_upper"])
-    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
-    if E < sum(qs, Fraction(0)):
-        raise CheckFailure("tail_lemma.E_T_upper", f">= {float(sum(qs))!r} (the sum of "
+def _energy_constants(lemma: dict, E: Fraction, total: Fraction, kappa: Fraction, n: int,
+                      d: int) -> int:
+    """T9's shared constants (both forms): E_T ≥ ``total`` (the sum of the q_i bounds),
+    ``rank_bound`` = r = max(1, min(d, n − 1)), and 0 < κ ≤ e^{−2E_T}. Returns r."""
+    if E < total:
+        raise CheckFailure("tail_lemma.E_T_upper", f">= {float(total)!r} (the sum of "
                            "q_at_T_upper)", str(lemma["E_T_upper"]))
     r = max(1, min(d, n - 1))
     if type(lemma["rank_bound"]) is not int or lemma["rank_bound"] != r:
         raise CheckFailure("tail_lemma.rank_bound", f"{r} (max(1, min(d, n - 1)))",
                            repr(lemma["rank_bound"]))
-    kappa = Fraction(lemma["kappa_lower"])
     # e^{−2E_T} bounded below in relative precision (mpmath floats rounded down): the
     # fixed-point balls' absolute unit would lose it below ~2^−P, and κ may be that small
     low = exp_down(mpf_down(-2 * E))
     if not (0 < kappa and libmp.mpf_cmp(mpf_up(kappa), low) <= 0):
         raise CheckFailure("tail_lemma.kappa_lower", "0 < kappa <= exp(-2 E_T_upper) >= "
                            f"{libmp.to_str(low, 17)}", str(lemma["kappa_lower"]))
+    return r
+
+
+def check_t9_data(lemma: dict, n: int, d: int) -> dict:
+    """Lemma T9's constants from T6's (already checked) data: E_T ≥ Σ q_i(T) bounds,
+    r = max(1, min(d, n − 1)), 0 < κ ≤ e^{−2E_T} (the ball's lower end), and
+    0 < c ≤ μκE_T/(nr) in exact rationals. Returns c."""
+    E = Fraction(lemma["E_T_upper"])
+    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
+    kappa = Fraction(lemma["kappa_lower"])
+    r = _energy_constants(lemma, E, sum(qs, Fraction(0)), kappa, n, d)
     mu, c = Fraction(lemma["mu"]), Fraction(lemma["c_lower"])
     bound = mu * kappa * E / (n * r)
     if not 0 < c <= bound:
@@ -210,18 +218,8 @@ def check_t9_discrete(lemma: dict, lam: Fraction | None, B: list[list[Fraction]]
                                "(x_iᵀBx_i on boxes_at_T)", str(qs[i]))
         total += q
     E = _q(lemma["E_T_upper"], "tail_lemma.E_T_upper")
-    if E < total:
-        raise CheckFailure("tail_lemma.E_T_upper", f">= {float(total)!r} (the sum of "
-                           "q_at_T_upper)", str(lemma["E_T_upper"]))
-    r = max(1, min(d, n - 1))
-    if type(lemma["rank_bound"]) is not int or lemma["rank_bound"] != r:
-        raise CheckFailure("tail_lemma.rank_bound", f"{r} (max(1, min(d, n - 1)))",
-                           repr(lemma["rank_bound"]))
     kappa = _q(lemma["kappa_lower"], "tail_lemma.kappa_lower")
-    low = exp_down(mpf_down(-2 * E))
-    if not (0 < kappa and libmp.mpf_cmp(mpf_up(kappa), low) <= 0):
-        raise CheckFailure("tail_lemma.kappa_lower", "0 < kappa <= exp(-2 E_T_upper) >= "
-                           f"{libmp.to_str(low, 17)}", str(lemma["kappa_lower"]))
+    r = _energy_constants(lemma, E, total, kappa, n, d)
     growth = mul_up(exp_up(mpf_up(4 * E)), mpf_up(8 * h * E))
     if not le_q(growth, kappa / r):
         raise CheckFailure("tail_lemma.E_T_upper", "a value with 8·h·E_T·exp(4 E_T) <= "

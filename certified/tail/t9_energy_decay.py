@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
-import numpy as np
 
 from certified.enclose.arith.base import Backend
 from certified.exact.rationals import decimal_ceil, decimal_floor, fraction_to_str
 from certified.tail.protocol import LemmaPicture
-from certified.tail.t6_energy import NormBound
+from certified.tail.t6_energy import NormBound, norm_bound_contracting
 
 __all__ = ["EnergyDecay", "EnergyDecayDiscrete", "RATE_STATEMENT", "RATE_STATEMENT_DISCRETE",
            "T9_DISCRETE_TITLE", "energy_decay", "energy_decay_discrete"]
@@ -97,6 +96,17 @@ def rank_bound(n: int, d: int) -> int:
     return max(1, min(d, n - 1))
 
 
+def _energy_bounds(bk: Backend, q: Sequence[Fraction], digits: int
+                   ) -> tuple[list[Fraction], Fraction, Fraction]:
+    """The q_i bounds as a certificate stores them (each rounded up to ``digits``: the
+    checker adds those), E_T = their sum rounded up, and κ ≤ e^{−2E_T} rounded down (0
+    when the enclosure's lower end rounds to 0)."""
+    stored = [Fraction(decimal_ceil(x, digits)) for x in q]
+    E_T = Fraction(decimal_ceil(sum(stored, Fraction(0)), digits))
+    kappa = Fraction(decimal_floor(bk.bounds(bk.exp(bk.const(-2 * E_T)))[0], digits))
+    return stored, E_T, kappa
+
+
 def energy_decay(bk: Backend, nb: NormBound, n: int, d: int, digits: int) -> EnergyDecay:
     """Lemma T9 from Lemma T6's bounds at T (the caller has decided B ≻ 0 and V = −μI
     exactly).
@@ -112,11 +122,7 @@ def energy_decay(bk: Backend, nb: NormBound, n: int, d: int, digits: int) -> Ene
     digits : int
         Significant digits of the stored constants (E_T rounded up, κ and c down).
     """
-    # the sum of the q_i(T) bounds as the certificate stores them (T6's to_json rounds
-    # each up to ``digits``): the checker adds those
-    stored = [Fraction(decimal_ceil(q, digits)) for q in nb.q_at_T]
-    E_T = Fraction(decimal_ceil(sum(stored, Fraction(0)), digits))
-    kappa = Fraction(decimal_floor(bk.bounds(bk.exp(bk.const(-2 * E_T)))[0], digits))
+    _, E_T, kappa = _energy_bounds(bk, nb.q_at_T, digits)
     if kappa <= 0:  # e^{−2E_T} below the decimal's reach: the lemma still holds with κ = 0
         kappa = Fraction(0)
     r = rank_bound(n, d)
@@ -215,14 +221,10 @@ def energy_decay_discrete(bk: Backend, mu: Fraction, B: Sequence[Sequence[Fracti
     if not h < 1:
         return None, (f"μΔt = {h} ≥ 1: the discrete form needs μΔt < 1 (its bound on the "
                       "mean's energy needs 1 − μΔt > 0)")
-    Bm = np.array([[bk.const(x) for x in row] for row in B], dtype=object)
-    q = []
-    for row in boxes:
-        x = np.array([bk.interval(lo, hi) for lo, hi in row], dtype=object)
-        val = bk.matmul(bk.matmul(x.reshape(1, -1), Bm), x.reshape(-1, 1))[0, 0]
-        q.append(Fraction(decimal_ceil(max(bk.bounds(val)[1], Fraction(0)), digits)))
-    E_T = Fraction(decimal_ceil(sum(q, Fraction(0)), digits))
-    kappa = Fraction(decimal_floor(bk.bounds(bk.exp(bk.const(-2 * E_T)))[0], digits))
+    # T6's quadratic forms on the boxes (upper ends; ≥ 0 as B ≻ 0); T6's statement is not
+    # used: it is about the differential equation
+    q, E_T, kappa = _energy_bounds(bk, norm_bound_contracting(bk, mu, B, T, boxes).q_at_T,
+                                   digits)
     r = rank_bound(n, d)
     if kappa <= 0:
         return None, f"e^(−2E_T) is not bounded away from 0 (E_T = {float(E_T):.6g})"

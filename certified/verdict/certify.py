@@ -537,6 +537,15 @@ def _run_stationary(out: Verification, job: Job) -> None:
     out.limit, out.evidence, out.reason = sv.limit, sv.evidence, sv.reason
 
 
+def _t9_limit(n: int, d: int, statement: str, c: Fraction) -> dict[str, Any]:
+    """What Lemma T9 proves, in either form: one cluster of every token at the origin,
+    P → (1/n)·ones (rank 1), and the energy's rate with the constant c."""
+    return {"clusters": [{"members": list(range(n)), "center": [["0", "0"]] * d}],
+            "attention_limit": [[f"1/{n}" if n > 1 else "1"] * n for _ in range(n)],
+            "attention_rank": 1,
+            "rate": {"statement": statement, "c_lower_bound": fraction_to_str(c)}}
+
+
 def _run_energy_discrete(out: Verification, job: Job, mu: Fraction, dt: Fraction) -> None:
     """Theorem 8.5 in discrete time (V = −μI, B ≻ 0): iterate the layer map in x and try
     Lemma T9's discrete form every ``check_every`` (its step-size condition holds once
@@ -565,12 +574,7 @@ def _run_energy_discrete(out: Verification, job: Job, mu: Fraction, dt: Fraction
                                 f"held (checked at every multiple of {job.check_every}); "
                                 "the run stops there"}
     out.verdict = Verdict.CERTIFIED
-    out.limit = {
-        "clusters": [{"members": list(range(n)), "center": [["0", "0"]] * d}],
-        "attention_limit": [[f"1/{n}" if n > 1 else "1"] * n for _ in range(n)],
-        "attention_rank": 1,
-        "rate": {"statement": T9_STATEMENT_DISCRETE, "c_lower_bound": fraction_to_str(ed.c)},
-    }
+    out.limit = _t9_limit(n, d, T9_STATEMENT_DISCRETE, ed.c)
     out.reason = (f"Lemma T9's discrete form holds at layer {int(ed.T / dt)} (T = {ed.T}, "
                   f"Δt = {dt}): Σ_i x_iᵀBx_i ≤ E_T/(1 + c(k − K)) with E_T = "
                   f"{float(ed.E_T):.6g}, c = {float(ed.c):.6g}, so every x_i → 0 and "
@@ -618,13 +622,7 @@ def _run_energy(out: Verification, job: Job, mu: Fraction) -> None:
             return
         out.tail = ed
         out.verdict = Verdict.CERTIFIED
-        out.limit = {
-            "proved": proved,
-            "clusters": [{"members": list(range(n)), "center": [["0", "0"]] * d}],
-            "attention_limit": [[f"1/{n}" if n > 1 else "1"] * n for _ in range(n)],
-            "attention_rank": 1,
-            "rate": {"statement": T9_STATEMENT, "c_lower_bound": fraction_to_str(ed.c)},
-        }
+        out.limit = {"proved": proved} | _t9_limit(n, d, T9_STATEMENT, ed.c)
         out.reason = (f"Lemma T9 holds at T = {T}: Σ_i x_iᵀBx_i ≤ E_T/(1 + c(t − T)) with "
                       f"E_T = {float(ed.E_T):.6g}, c = {float(ed.c):.6g}, so every x_i → 0 and "
                       "P → (1/n)·ones")

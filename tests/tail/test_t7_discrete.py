@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import mpmath
 import pytest
@@ -19,19 +18,11 @@ from certified.strategies import discrete, inside
 from certified.verdict.certificate import to_certificate
 from certified.verdict.certify import certify
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "discrete_good_triple.json"
-
+from .oracles import example_at, layer
+from .oracles import mp as _mp
 
 def _at(dt: str) -> Instance:
-    d = json.loads(EXAMPLE.read_text())
-    d["time"] = {"discrete": dt}
-    return Instance.from_json(d)
-
-
-def _mp(q) -> mpmath.mpf:
-    q = Fraction(q)
-    return mpmath.mpf(q.numerator) / q.denominator
+    return example_at("discrete_good_triple", dt)
 
 
 @pytest.mark.parametrize("m", ["1/2", "1", "5", "30"])
@@ -73,24 +64,15 @@ def test_the_certified_delta0_lies_between_the_leakage_sum_and_the_lemmas_bound(
 
 
 def _layers(inst: Instance, k: int, dps: int = 60) -> list:
-    """x^[0], …, x^[k] of the layer map in mpmath at ``dps`` digits (an independent oracle:
-    mpmath's softmax, no interval arithmetic, no code of the library)."""
+    """x^[0], …, x^[k] of the layer map in mpmath at ``dps`` digits (tests/tail/oracles.py)."""
     with mpmath.workdps(dps):
-        V = mpmath.matrix([[_mp(x) for x in row] for row in inst.V])
-        B = mpmath.matrix([[_mp(x) for x in row] for row in inst.B])
+        V = [[_mp(x) for x in row] for row in inst.V]
+        B = [[_mp(x) for x in row] for row in inst.B]
         dt = _mp(inst.time.dt)
-        X = [mpmath.matrix([_mp(x) for x in row]) for row in inst.X0]
+        X = [[_mp(x) for x in row] for row in inst.X0]
         out = [X]
         for _ in range(k):
-            new = []
-            for i in range(len(X)):
-                s = [(X[i].T * B * X[j])[0] for j in range(len(X))]
-                top = max(s)
-                w = [mpmath.exp(v - top) for v in s]
-                tot = sum(w)
-                new.append(X[i] + dt * V * sum((w[j] / tot * X[j] for j in range(len(X))),
-                                               mpmath.matrix([0] * len(X[i]))))
-            X = new
+            X = layer(X, V, B, dt)
             out.append(X)
         return out
 
@@ -164,9 +146,7 @@ def test_the_shipped_example_is_certified_at_every_tried_step_size():
 
 def test_theorem_5_2_with_dim_F_one_in_discrete_time():
     """5.2 with a simple λ₁ (dim F = 1) goes through T7's discrete form, with clusters."""
-    d = json.loads((ROOT / "examples" / "thm5_2_one_dimensional_F.json").read_text())
-    d["time"] = {"discrete": "1/10"}
-    v = certify(Instance.from_json(d), "5.2", digits=20, max_seconds=None, t_max=8,
+    v = certify(example_at("thm5_2_one_dimensional_F", "1/10"), "5.2", digits=20, max_seconds=None, t_max=8,
                 refine_t=0)
     assert v.verdict == "certified", v.reason
     assert "T7's discrete form" in v.reason and v.limit["clusters"]

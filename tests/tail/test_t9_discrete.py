@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import mpmath
 import pytest
@@ -20,34 +19,14 @@ from certified.strategies import discrete, inside
 from certified.verdict.certificate import to_certificate
 from certified.verdict.certify import certify
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "discrete_contracting.json"
-
+from .oracles import example_at, layer
+from .oracles import mp as _mp
 
 def _at(dt: str) -> Instance:
-    d = json.loads(EXAMPLE.read_text())
-    d["time"] = {"discrete": dt}
-    return Instance.from_json(d)
+    return example_at("discrete_contracting", dt)
 
 
-def _mp(q) -> mpmath.mpf:
-    q = Fraction(str(q))
-    return mpmath.mpf(q.numerator) / q.denominator
-
-
-def _layer(X: list, B: list, h) -> list:
-    """x_i⁺ = x_i − h Σ_j P_ij x_j, P the row-softmax of x_iᵀBx_j (mpmath)."""
-    n, d = len(X), len(B)
-    out = []
-    for i in range(n):
-        s = [sum(X[i][a] * B[a][b] * X[j][b] for a in range(d) for b in range(d))
-             for j in range(n)]
-        top = max(s)
-        w = [mpmath.exp(v - top) for v in s]
-        tot = sum(w)
-        out.append([X[i][c] - h * sum(w[j] * X[j][c] for j in range(n)) / tot
-                    for c in range(d)])
-    return out
+MINUS_I = [[-1, 0], [0, -1]]  # V = −I: layer(X, −I, B, h) is x_i − h Σ_j P_ij x_j
 
 
 def _energy(X: list, B: list):
@@ -76,7 +55,7 @@ def test_one_layer_decreases_the_energy_as_the_proof_says(pts, h, scale):
         xbar = [sum(x[c] for x in X) / n for c in range(d)]
         a = n * _energy([xbar], B)
         W = E - a
-        Ep = _energy(_layer(X, B, _mp(h)), B)
+        Ep = _energy(layer(X, MINUS_I, B, _mp(h)), B)
         bound = E - 2 * _mp(h) * (1 - _mp(h)) * a - _mp(h) * kappa * W ** 2 / (n * r)
         assert Ep <= bound + mpmath.mpf(10) ** -35 * (1 + E)
 
@@ -97,10 +76,11 @@ def test_certified_energy_decay_contains_the_iterated_map(dt):
     K, E_T, c = tl["layer"], _mp(tl["E_T_upper"]), _mp(tl["c_lower"])
     with mpmath.workdps(50):
         B = [[_mp(x) for x in row] for row in inst.B]
-        h = -_mp(inst.V[0][0]) * _mp(dt)  # at 50 digits: 1/10 is not a binary64
+        V = [[_mp(x) for x in row] for row in inst.V]
+        h = _mp(dt)  # at 50 digits: 1/10 is not a binary64
         X = [[_mp(x) for x in row] for row in inst.X0]
         for _ in range(K):
-            X = _layer(X, B, h)
+            X = layer(X, V, B, h)
         for i, row in enumerate(tl["boxes_at_T"]):
             for col, (lo, hi) in enumerate(row):
                 assert _mp(lo) <= X[i][col] <= _mp(hi)
@@ -108,7 +88,7 @@ def test_certified_energy_decay_contains_the_iterated_map(dt):
         assert EK <= E_T <= EK + mpmath.mpf(10) ** -8
         n = len(X)
         for k in range(1, 401):
-            X = _layer(X, B, h)
+            X = layer(X, V, B, h)
             E = _energy(X, B)
             assert E <= E_T / (1 + c * k)
             for i in range(n):
@@ -139,7 +119,7 @@ def test_a_layer_before_the_condition_holds_is_not_accepted():
         B = [[_mp(x) for x in row] for row in inst.B]
         X = [[_mp(x) for x in row] for row in inst.X0]
         for _ in range(40):
-            X = _layer(X, B, _mp("1/10"))
+            X = layer(X, MINUS_I, B, _mp("1/10"))
     boxes = [[(Fraction(str(x)) - Fraction(1, 10 ** 20), Fraction(str(x)) + Fraction(1, 10 ** 20))
               for x in row] for row in X]
     ed, why = energy_decay_discrete(bk, Fraction(1), inst.B, Fraction(4), Fraction(1, 10),

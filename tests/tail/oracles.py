@@ -1,0 +1,45 @@
+"""Independent mpmath oracles shared by the discrete-time tail tests: exact rationals to
+mpf, the shipped examples at a step size, and the layer map of Remark 1.1 (mpmath's
+softmax; no interval arithmetic and no code of the library)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+
+from certified import Instance
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def mp(q) -> mpmath.mpf:
+    """An exact number (int, Fraction or its text) as an mpf at the current precision."""
+    q = Fraction(str(q))
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def example_at(name: str, dt: str) -> Instance:
+    """``examples/NAME.json`` in discrete time with step ``dt``."""
+    d = json.loads((EXAMPLES / f"{name}.json").read_text())
+    d["time"] = {"discrete": dt}
+    return Instance.from_json(d)
+
+
+def layer(X: list, V: list, B: list, dt) -> list:
+    """One layer x_i⁺ = x_i + Δt·V Σ_j P_ij x_j, P the row-softmax of x_iᵀBx_j; X is n
+    lists of d mpf, V and B d×d mpf, evaluated at the caller's precision."""
+    n, d = len(X), len(B)
+    out = []
+    for i in range(n):
+        s = [sum(X[i][a] * B[a][b] * X[j][b] for a in range(d) for b in range(d))
+             for j in range(n)]
+        top = max(s)
+        w = [mpmath.exp(v - top) for v in s]
+        tot = sum(w)
+        avg = [sum(w[j] * X[j][c] for j in range(n)) / tot for c in range(d)]
+        out.append([X[i][a] + dt * sum(V[a][b] * avg[b] for b in range(d))
+                    for a in range(d)])
+    return out
