@@ -36,6 +36,7 @@ from certified.tail.t4_leader_follower import (
     leader_follower,
     leader_map_from_points,
 )
+from certified.tail.t7_projected import norm_matrix_candidates
 
 __all__ = ["Split", "paranormal_split", "ParanormalBound", "step_size_condition",
            "try_paranormal"]
@@ -108,8 +109,6 @@ def _eigen_basis(VG: sympy.Matrix) -> sympy.Matrix | None:
     """A rational basis of G made of V_G's real eigenvectors (complex pairs as their real
     and imaginary parts, one scale per pair), from Lemma T7's candidate norms; None when
     that basis is singular or ill-conditioned (a heuristic: the caller compares ν)."""
-    from certified.tail.t7_projected import norm_matrix_candidates  # the same candidates
-
     m = VG.rows
     Vq = [[_frac(VG[i, j]) for j in range(m)] for i in range(m)]
     cands = norm_matrix_candidates(Vq)
@@ -161,11 +160,10 @@ def paranormal_split(V: Matrix, B: Matrix) -> tuple[Split | None, str]:
         if Tm is not None:
             VG2 = Tm.inv() * VG * Tm
             nu2 = _row_sum_norm(VG2)
-            if nu2 < nu:
+            if nu2 < nu:  # VG2 is V_G in the new basis S_G·Tm of G
                 Ss = sympy.Matrix.hstack(Ss[:, :k], Ss[:, k:] * Tm)
                 Sinv = Ss.inv()
-                Vp = Sinv * Vs * Ss
-                VG, nu = Vp[k:, k:], nu2
+                nu = nu2
     lam = _frac(lam_s)
     if _frac(nu) > lam:
         return None, (f"‖V_G‖∞ = {nu} > λ = {lam_s} in the bases tried (range(V − λI)'s "
