@@ -1,14 +1,14 @@
 """Where discrete time is proved: the share of drawn instances `verify` certifies at each
-step size Δt, for Lemma T10 (V = λI: Theorem 3.1's setting), Lemma T7's discrete form
+step size Δt (and, in parentheses, the share it refutes), for Lemma T10 (V = λI: Theorem 3.1's setting), Lemma T7's discrete form
 (Theorem 4.2's good triples, d = 2), Lemma T9's discrete form (Theorem 8.5: V = −I,
-QᵀK = I) and Lemma T8's discrete form (Theorem 5.2's split
+QᵀK = I; Lemma T11 refutes it for μΔt > 2) and Lemma T8's discrete form (Theorem 5.2's split
 setting), with Lemma T8's step-size bound (λ − 2ν)/ν² per instance. An instance whose
 I + ΔtV is singular at some Δt is not counted there (the cell's denominator says so).
 
 Budget: t_max = max(24, 24·Δt) (at least 24 layers); max(200, 24·Δt) for T9, whose
 step-size condition holds only once the energy is small. A map of where the proofs reach within
-that budget, not of where the conclusions fail: beyond T8's condition
-the verdict is `undecided` (no refutation lemma exists for the discrete map).
+that budget; where a conclusion provably fails, only Lemma T11 (Theorem 8.5, μΔt > 2)
+says so: beyond T8's condition the verdict is `undecided`.
 
 Rows: T10 on `count` instances drawn inside Theorem 3.1 (derandomized); T8's discrete
 form on V = diag(1, 1, g), Q = K = I for several g (one instance each).
@@ -96,7 +96,7 @@ def main() -> None:
                     bounds.append(None if sp is None or not sp.nu else
                                   (sp.lam - 2 * sp.nu) / sp.nu ** 2)
             for h in STEP_SIZES:
-                ok = tried = 0
+                ok = tried = refuted = 0
                 for i, inst in enumerate(insts):
                     try:
                         di = Instance.from_json(dict(inst.to_json(), time={"discrete": str(h)}))
@@ -109,6 +109,7 @@ def main() -> None:
                     tmax = max(200 if thm == "8.5" else 24, 24 * h)
                     v = certify(di, thm, digits=12, t_max=tmax, refine_t=0)
                     ok += v.verdict == "certified"
+                    refuted += v.verdict == "refuted"
                     tried += 1
                     inside_cond = None
                     if thm == "5.2":
@@ -118,7 +119,7 @@ def main() -> None:
                                          "verdict": str(v.verdict.value),
                                          "inside_T8_condition": inside_cond,
                                          "instance": inst.to_json()}) + "\n")
-                cells.append(f"{ok}/{tried}")
+                cells.append(f"{ok}/{tried}" + (f" (refuted {refuted}/{tried})" if refuted else ""))
             finite = [b for b in bounds if b is not None]
             rng = "—" if thm != "5.2" else (
                 f"{float(min(finite)):.3g} … {float(max(finite)):.3g}"

@@ -1,6 +1,6 @@
 """Mutation testing of the checker's trusted core with mutmut (not part of the test suite).
 
-    python benchmarks/mutation_checker.py [--modules lemmas projected paranormal lohner energy] [--jobs 2]
+    python benchmarks/mutation_checker.py [--modules lemmas projected paranormal lohner energy divergence] [--jobs 2]
                                           [--workdir /tmp/mutation-checker]
     python benchmarks/mutation_checker.py --defect [--jobs 2]   # the defect step's replay
 
@@ -29,12 +29,13 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = ["lemmas", "projected", "paranormal", "lohner", "energy"]
+MODULES = ["lemmas", "projected", "paranormal", "lohner", "energy", "divergence"]
 #: the fast claim checks (no replay; the S1/S2 audits, 3 s each of quadrature, left out:
 #: audits.py is not mutated) and the issue-25 edits
 TESTS = ["tests/checker/test_readers.py", "tests/checker/test_issue_edits.py",
          "tests/checker/test_claims_fast.py", "tests/checker/test_projected_arith.py",
-         "tests/checker/test_t9_discrete_checks.py", "tests/checker/test_t7_verdict_checks.py"]
+         "tests/checker/test_t9_discrete_checks.py", "tests/checker/test_t7_verdict_checks.py",
+         "tests/checker/test_t11_checks.py"]
 SELECT = ["-k", "not remark_7_9 and not middle_token"]
 #: The functions mutated by default (mutmut names): every function of lemmas.py,
 #: projected.py, paranormal.py and energy.py that checks a claim or a verdict, and lohner.py's
@@ -52,6 +53,7 @@ FUNCTIONS = [f"certified.checker.{m}.x_{f}__mutmut_*" for m, fs in {
     "paranormal": ["check_paranormal", "check_paranormal_verdict"],
     "energy": ["check_t6_limit", "_check_proved", "check_t6_data", "check_t9_data",
                "check_t9_limit", "check_t9_discrete", "_energy_constants"],
+    "divergence": ["check_t11", "check_t11_verdict", "quadratic_form"],
     # parse_set is read only by the replay: tests/checker/test_tamper.py covers it
     "lohner": ["parse_interval", "_pair"]}.items() for f in fs]
 

@@ -1,6 +1,7 @@
 """The layer map of discrete time, iterated in the checker's exact balls (Lemma C21).
 
-A discrete-time certificate (Lemmas T10, T8's and T7's discrete forms) stores no step data: the layer map of Remark 1.1,
+A discrete-time certificate (Lemmas T10 and T11, T7's, T8's and T9's discrete forms)
+stores no step data: the layer map of Remark 1.1,
 x⁺ = x + Δt·P(x)·X·Vᵀ, has no truncation, so the checker iterates it itself from the
 exact X0 in :class:`~.balls.Ball` arithmetic (fixed point at the check's scale, exp by
 mpmath's directed rounding) and compares the certificate's boxes at the layer K with its
@@ -24,6 +25,7 @@ from .lemmas import (T4_KEYS, RATE_STATEMENT_DISCRETE, _q, check_leader_follower
                      check_stored_boxes, check_t4_verdict, closed)
 from .paranormal import (T8_KEYS, T8_TITLE, check_paranormal, check_paranormal_boxes,
                          check_paranormal_verdict)
+from .divergence import T11_KEYS, T11_TITLE, check_t11, check_t11_verdict
 from .energy import T9D_KEYS, T9D_STATEMENT, T9D_TITLE, check_t9_discrete, check_t9_limit
 from .hypotheses import is_positive_definite
 from .projected import T7_KEYS, T7_TITLE, _inverse, check_projected, check_t7_verdict
@@ -137,10 +139,10 @@ def check_discrete(ctx: Any) -> str:
                 "verdict undecided")
     title = ctx.lemma.get("lemma")
     keys = {T10_TITLE: _T10_KEYS, T8_TITLE: T8_KEYS | {"dt", "layer"},
-            T7_TITLE: T7_KEYS | {"dt", "layer"}, T9D_TITLE: T9D_KEYS}
+            T7_TITLE: T7_KEYS | {"dt", "layer"}, T9D_TITLE: T9D_KEYS, T11_TITLE: T11_KEYS}
     if title not in keys:
-        raise CheckFailure("tail_lemma.lemma", f"{T10_TITLE!r}, {T8_TITLE!r}, {T7_TITLE!r} "
-                           f"or {T9D_TITLE!r}", repr(title))
+        raise CheckFailure("tail_lemma.lemma", f"{T10_TITLE!r}, {T8_TITLE!r}, {T7_TITLE!r}, "
+                           f"{T9D_TITLE!r} or {T11_TITLE!r}", repr(title))
     closed(ctx.lemma, set(keys[title]), "tail_lemma")
     if _frac(ctx.lemma["dt"], "tail_lemma.dt") != dt:
         raise CheckFailure("tail_lemma.dt", f"{dt} (the instance's Δt)", repr(ctx.lemma["dt"]))
@@ -155,12 +157,17 @@ def check_discrete(ctx: Any) -> str:
     elif title == T7_TITLE:  # Theorems 4.2 / 5.2, simple dominant λ₁: T7's discrete form
         lf = check_projected(ctx.lemma, ctx.V, ctx.B, ctx.n, dt=dt)
         check_t7_verdict(ctx.obj, lf, dt=dt)
-    elif title == T9D_TITLE:  # Theorem 8.5, V = −μI, B ≻ 0: T9's discrete form (C18, Δt)
+    elif title in (T9D_TITLE, T11_TITLE):  # Theorem 8.5, V = −μI, B ≻ 0 (C18 with Δt, C22)
+        code = title.split(" ", 1)[0]
         if not is_positive_definite(ctx.B):
-            raise CheckFailure("tail_lemma", "Lemma T9's hypothesis QᵀK symmetric positive "
-                               "definite (exact)", "another QᵀK")
-        lf = check_t9_discrete(ctx.lemma, ctx.lam, ctx.B, ctx.n, dt)
-        check_t9_limit(ctx.obj, ctx.lemma, lf["c"], ctx.n, len(ctx.B), T9D_STATEMENT)
+            raise CheckFailure("tail_lemma", f"Lemma {code}'s hypothesis QᵀK symmetric "
+                               "positive definite (exact)", "another QᵀK")
+        if title == T9D_TITLE:
+            lf = check_t9_discrete(ctx.lemma, ctx.lam, ctx.B, ctx.n, dt)
+            check_t9_limit(ctx.obj, ctx.lemma, lf["c"], ctx.n, len(ctx.B), T9D_STATEMENT)
+        else:  # μΔt > 2: the conclusion refuted
+            lf = check_t11(ctx.lemma, ctx.lam, ctx.B, ctx.n, dt)
+            check_t11_verdict(ctx.obj, lf)
         # the run stops at its first success: the lemma's layer is the first one it held
         ts = closed(ctx.obj.get("timescale") or {}, {"T_first", "T_first_float", "T_used",
                                                     "meaning"}, "timescale")
@@ -175,7 +182,7 @@ def check_discrete(ctx: Any) -> str:
     layers = _discrete_integration(ctx, dt, K)
 
     def compare(X: np.ndarray) -> None:  # the stored boxes at K ⊇ the checker's own
-        if title in (T7_TITLE, T9D_TITLE):  # boxes_at_T are boxes of x^[K] (no rescaling)
+        if title in (T7_TITLE, T9D_TITLE, T11_TITLE):  # boxes of x^[K] (no rescaling)
             _check_x_boxes(lf["boxes"], X)
         elif title == T8_TITLE:
             check_paranormal_boxes(lf, X, const(Fraction(1) / (1 + lf["lam"] * dt) ** K))
@@ -193,6 +200,8 @@ def check_discrete(ctx: Any) -> str:
         ctx.judge()
     elif title == T9D_TITLE:
         ctx.judge({"clusters": 1, "P_star": [[Fraction(1, n)] * n for _ in range(n)]})
+    elif title == T11_TITLE:  # no limit exists: only the conclusion is judged
+        ctx.judge()
     else:
         P = [[Fraction(int(j == lf["leader"][i])) for j in range(n)] for i in range(n)]
         ctx.judge({"clusters": len(set(lf["leader"])), "P_star": P})
@@ -247,7 +256,7 @@ def _discrete_integration(ctx: Any, dt: Fraction, K: int) -> int:
     if title is None:
         want = "z" if ctx.lam is not None and ctx.lam > 0 else "x"
     else:
-        want = "x" if title in (T8_TITLE, T7_TITLE, T9D_TITLE) else "z"
+        want = "x" if title in (T8_TITLE, T7_TITLE, T9D_TITLE, T11_TITLE) else "z"
     if integ.get("variable") != want or integ.get("order") != 1:
         raise CheckFailure("integration", f"variable {want!r} and order 1 (the layer map)",
                            f"{integ.get('variable')!r}, {integ.get('order')!r}")

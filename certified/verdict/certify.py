@@ -74,6 +74,7 @@ from certified.tail.t9_energy_decay import (
     energy_decay,
     energy_decay_discrete,
 )
+from certified.tail.t11_divergence import Divergence, divergence_discrete
 from certified.tail.t7_projected import (
     ProjectedBound,
     dominant_interval,
@@ -249,7 +250,10 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
                 out.reason = f"Lemma T8 does not apply ({why8}); Lemma T7: {out.reason}"
     elif isinstance(instance.time, Discrete) and lam is not None and lam < 0 and \
             thm == "8.5" and _sym_pd(instance.B):
-        _run_energy_discrete(out, job, -lam, instance.time.dt)  # Lemma T9, discrete form
+        if -lam * instance.time.dt > 2:  # the mean's factor 1 − μΔt has modulus > 1
+            _run_divergence_discrete(out, job, -lam, instance.time.dt)  # Lemma T11
+        else:
+            _run_energy_discrete(out, job, -lam, instance.time.dt)  # Lemma T9, discrete form
     elif isinstance(instance.time, Discrete):
         out.reason = ("discrete time: a tail lemma exists only for V = λI with λ > 0 "
                       "(Lemma T10), for Theorems 4.2 and 5.2 with a simple dominant "
@@ -552,8 +556,9 @@ def _run_energy_discrete(out: Verification, job: Job, mu: Fraction, dt: Fraction
     the energy is small enough); stop at the first layer where it holds."""
     inst, digits, prec = job.instance, job.precision.digits, job.precision
     if not mu * dt < 1:  # decided before iterating: no layer can satisfy it
-        out.reason = (f"Lemma T9's discrete form needs μΔt < 1; here μΔt = {mu * dt} (its bound on "
-                      "the mean's energy needs 1 − μΔt > 0); nothing about k → ∞ is proved")
+        out.reason = (f"Lemma T9's discrete form needs μΔt < 1 (its bound on the mean's "
+                      "energy needs 1 − μΔt > 0) and Lemma T11 (divergence) needs μΔt > 2; "
+                      f"here μΔt = {mu * dt}: nothing about k → ∞ is proved")
         return
     bk = get_backend(job.backend)
     keep = prec.keep_digits
@@ -579,6 +584,37 @@ def _run_energy_discrete(out: Verification, job: Job, mu: Fraction, dt: Fraction
                   f"Δt = {dt}): Σ_i x_iᵀBx_i ≤ E_T/(1 + c(k − K)) with E_T = "
                   f"{float(ed.E_T):.6g}, c = {float(ed.c):.6g}, so every x_i → 0 and "
                   "P → (1/n)·ones")
+
+
+def _run_divergence_discrete(out: Verification, job: Job, mu: Fraction, dt: Fraction
+                             ) -> None:
+    """Theorem 8.5 in discrete time with μΔt > 2 (V = −μI, B ≻ 0): iterate the layer map
+    in x and try Lemma T11 at every check layer from the first on; stop at the first layer
+    where it holds: the conclusion is refuted (max_i x_iᵀBx_i → ∞)."""
+    inst, prec = job.instance, job.precision
+    bk = get_backend(job.backend)
+    keep = prec.keep_digits
+
+    def attempt(t: Fraction, box: np.ndarray, S: LohnerSet) -> tuple[Any, str]:
+        boxes = [[checkable_box(bk, box[i, c], keep) for c in range(inst.d)]
+                 for i in range(inst.n)]
+        return divergence_discrete(mu, inst.B, t, dt, boxes, prec.digits)
+
+    until = LemmaSchedule(attempt, lambda dv: True, job.check_every, Fraction(0), Fraction(0))
+    if not integrate(out, job, until, "T11", "x"):
+        out.reason = (f"μΔt = {mu * dt} > 2, but " + out.reason[0].lower() + out.reason[1:])
+        return
+    dv: Divergence = until.last
+    K = int(dv.T / dt)
+    out.timescale = {"T_first": str(dv.T), "T_first_float": float(dv.T), "T_used": str(dv.T),
+                     "meaning": "the first check layer at which Lemma T11 held (checked at "
+                                f"every multiple of {job.check_every}); the run stops there"}
+    out.verdict = Verdict.REFUTED
+    out.evidence = dv.evidence()
+    out.reason = (f"Lemma T11 holds at layer {K} (T = {dv.T}, Δt = {dt}, μΔt = {mu * dt} > 2): "
+                  f"max_i x_iᵀBx_i ≥ ρ^(2(k − K))·L with ρ ≥ {float(dv.rho):.6g} > 1 and "
+                  f"L = {float(dv.L):.6g}, so the tokens do not all converge to 0 (the "
+                  "continuous-time conclusion fails at this step size)")
 
 
 def _run_energy(out: Verification, job: Job, mu: Fraction) -> None:

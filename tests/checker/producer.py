@@ -32,7 +32,7 @@ _EQUAL = dict(V=[[-1, 0], [0, -1]], Q=[[1, 0], [0, 1]], K=[[2, 1], [1, 2]],
 #: name: (instance file or Instance.create arguments, theorem, t_max) — one certificate of
 #: each kind: Lemma T4 certified (2.1, 4.2) and refuted (8.5; 2.1 is the d = 2 audit), T6
 #: (for 3.1: T6 bounds, proves no limit), T7, T8, T9, T10 (discrete time; T7, T8 and T9's
-#: discrete forms), S0 and S2 (verify).
+#: discrete forms), T11 (8.5 refuted in discrete time), S0 and S2 (verify).
 CASES = {
     "t4_21": (_LINE, "2.1", 8),
     "t4_42": (_LINE, "4.2", 8),
@@ -48,6 +48,7 @@ CASES = {
     "t8_52_discrete": ("examples/discrete_paranormal.json", "5.2", 8),
     "t7_42_discrete": ("examples/discrete_good_triple.json", "4.2", 8),
     "t9_85_discrete": ("examples/discrete_contracting.json", "8.5", 40),
+    "t11_85_discrete": ("examples/discrete_divergent.json", "8.5", 8),
     # Lemma S0 in verify (no integration): certified (5.2, 8.5) and refuted (8.5, 2.1)
     "s0_52": ("examples/thm5_2_third_party.json", "5.2", 8),
     "s0_85_ref": ("examples/thm5_2_third_party.json", "8.5", 8),

@@ -131,12 +131,14 @@ def test_a_layer_before_the_condition_holds_is_not_accepted():
 @given(discrete(inside("8.5", n=(2, 4), d=2)))
 def test_drawn_8_5_instances_in_discrete_time_decide_by_mu_dt(inst):
     """Theorem 8.5's instances (V = −I, QᵀK = I) at Δt from 1/10 to 100 (Δt = 1 has no
-    rescaled form and is not drawn): certified and checked for μΔt < 1 within t = 200,
-    undecided naming μΔt < 1 otherwise."""
+    rescaled form and is not drawn): certified and checked for μΔt < 1 within t = 200
+    (Lemma T9), refuted and checked for μΔt > 2 (Lemma T11), undecided naming both
+    conditions at μΔt = 2."""
     h = -inst.V[0][0] * inst.time.dt
     v = certify(inst, "8.5", digits=12, max_seconds=None, t_max=200, refine_t=0)
-    if h < 1:
-        assert v.verdict == "certified", v.reason
+    if h < 1 or h > 2:
+        assert v.verdict == ("certified" if h < 1 else "refuted"), v.reason
         assert check_certificate(json.loads(json.dumps(to_certificate(v)))).valid
     else:
-        assert v.verdict == "undecided" and "needs μΔt < 1" in v.reason
+        assert v.verdict == "undecided" and "needs μΔt < 1" in v.reason and \
+            "μΔt > 2" in v.reason
