@@ -56,8 +56,10 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
     T = _q(lemma["T"], "tail_lemma.T")
     lam = _q(lemma["lambda"], "tail_lemma.lambda")
     k = lemma["dim_F"]
-    if not isinstance(k, int) or not 2 <= k <= d or lam <= 0:
-        raise CheckFailure("tail_lemma.dim_F", f"2 <= dim_F <= {d} and lambda > 0",
+    # dim F = 1 is T4 on a line (the proof never uses k ≥ 2); the producer uses it where
+    # Lemma T7 cannot (⟨Qφ₁, Kφ₁⟩ ≤ 0)
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= d or lam <= 0:
+        raise CheckFailure("tail_lemma.dim_F", f"1 <= dim_F <= {d} and lambda > 0",
                            f"dim_F = {k!r}, lambda = {lam}")
     S = [[_q(x, "tail_lemma.basis") for x in row] for row in lemma["basis"]]
     if len(S) != d or any(len(row) != d for row in S):

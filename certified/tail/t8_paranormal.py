@@ -1,4 +1,5 @@
-"""Lemma T8: Theorem 5.2 for a paranormal V with dim F ≥ 2 (leader–follower in F).
+"""Lemma T8: Theorem 5.2 for a paranormal V with dim F ≥ 2, or dim F = 1 where Lemma T7
+cannot apply (leader–follower in F).
 
 V is paranormal (Definition 5.1) with F = ker(V − λI), G = range(V − λI) for a rational
 λ > 0. In the coordinates u = S⁻¹x of an exact basis S = [S_F | S_G] of F ⊕ G,
@@ -119,10 +120,11 @@ def _eigen_basis(VG: sympy.Matrix) -> sympy.Matrix | None:
     return T if T.det() != 0 else None
 
 
-def paranormal_split(V: Matrix, B: Matrix) -> tuple[Split | None, str]:
+def paranormal_split(V: Matrix, B: Matrix, min_dim: int = 2) -> tuple[Split | None, str]:
     """Decide exactly whether Lemma T8 applies to (V, B) and return its splitting.
 
-    Needs: a rational eigenvalue λ > 0 of V, F = ker(V − λI) of dimension ≥ 2 with
+    Needs: a rational eigenvalue λ > 0 of V, F = ker(V − λI) of dimension ≥ ``min_dim``
+    (2 by default: with dim F = 1 Lemma T7 is tried first; 1 where T7 cannot apply) with
     F ∩ range(V − λI) = {0} (λ semisimple), and ν = ‖V_G‖∞ ≤ λ in the basis of
     range(V − λI) used (the lemma's exponents need nothing more; ν < λ also proves
     ρ(V_G) < λ, i.e. V paranormal). With 2ν ≤ λ and B' = SᵀBS without F–G blocks the
@@ -141,8 +143,9 @@ def paranormal_split(V: Matrix, B: Matrix) -> tuple[Split | None, str]:
     lam_s = max(roots)
     M = Vs - lam_s * sympy.eye(d)
     Fb, Gb = M.nullspace(), M.columnspace()
-    if len(Fb) < 2:
-        return None, f"dim ker(V − {lam_s}I) = {len(Fb)} < 2 (Lemma T7 covers dim F = 1)"
+    if len(Fb) < min_dim:
+        return None, (f"dim ker(V − {lam_s}I) = {len(Fb)} < {min_dim} (Lemma T7 covers "
+                      "dim F = 1)")
     Ss = sympy.Matrix.hstack(*(_primitive(v) for v in Fb + Gb))
     if Ss.shape != (d, d) or Ss.det() == 0:
         return None, f"λ = {lam_s} is not semisimple: F ∩ range(V − λI) ≠ {{0}}"

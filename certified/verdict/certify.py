@@ -146,6 +146,22 @@ def _sym_pd(M: list[list[Fraction]]) -> bool:
     return inertia(sym_part(M)).positive == d
 
 
+def _line_split(inst: Instance) -> tuple[Any, str]:
+    """Theorem 5.2 with dim F = 1 where Lemma T7 cannot apply because ⟨Qφ₁, Kφ₁⟩ ≤ 0
+    (decided exactly): Lemma T8's splitting with dim F = 1 (its proof never uses
+    dim F ≥ 2), or (None, why) — (None, "") when T7 is the lemma to try."""
+    sp = Spectrum(inst.V)
+    ev = sp.dominant.positive_real
+    if ev is None or ev.multiplicity != 1 or \
+            sp.leading_eigenvector(ev, inst.B).form_sign > 0:
+        return None, ""
+    split, why = paranormal_split(inst.V, inst.B, min_dim=1)
+    if split is None:
+        return None, (f"⟨Qφ₁, Kφ₁⟩ ≤ 0 (exact sign): Lemma T7 needs it positive, and Lemma "
+                      f"T8 on the line F does not apply ({why}); no tail lemma applies")
+    return split, ""
+
+
 def _auto_theorem(inst: Instance, report: Any) -> str:
     for t in ("2.1", "3.1", "5.2", "4.2", "8.5"):
         if report.theorems[t].hypotheses_hold:
@@ -275,8 +291,16 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     elif lam is None and thm in ("4.2", "5.2"):
 
         split, why8 = paranormal_split(instance.V, instance.B) if thm == "5.2" else (None, "")
+        line, why1 = _line_split(instance) if thm == "5.2" and split is None else (None, "")
         if split is not None:
             _run_paranormal(out, job, split)
+        elif line is not None:  # dim F = 1 and ⟨Qφ₁, Kφ₁⟩ ≤ 0: Lemma T7 cannot apply
+            _run_paranormal(out, job, line)
+            if out.verdict is Verdict.UNDECIDED:
+                out.reason = ("Lemma T7 does not apply (⟨Qφ₁, Kφ₁⟩ ≤ 0, exact sign); Lemma T8 "
+                              f"on the line F = ker(V − {line.lam}I): {out.reason}")
+        elif why1:
+            out.reason = why1
         else:
             _run_projected(out, job)
             if thm == "5.2" and out.verdict is Verdict.UNDECIDED:
@@ -406,7 +430,8 @@ def _run_projected(out: Verification, job: Job, dt: Fraction | None = None) -> N
 
 def _run_paranormal(out: Verification, job: Job, split: Any,
                     dt: Fraction | None = None) -> None:
-    """Theorem 5.2 with dim F ≥ 2: integrate in x and try Lemma T8 every ``check_every``
+    """Theorem 5.2 (dim F ≥ 2; or 1 where Lemma T7 cannot apply): integrate in x and try
+    Lemma T8 every ``check_every``
     (with ``dt``: the layer map, and T8's discrete form at the check layers)."""
     inst, digits, prec = job.instance, job.precision.digits, job.precision
     backend, check_every = job.backend, job.check_every
