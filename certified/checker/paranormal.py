@@ -1,4 +1,5 @@
-"""Re-checking Lemma T8 (Theorem 5.2, paranormal V, dim F ≥ 2) — Lemma C11.
+"""Re-checking Lemma T8 (Theorem 5.2, paranormal V, dim F ≥ 1; with dim F = 1 also
+Theorem 4.2) — Lemma C11.
 
 From the stored basis S alone the checker re-derives, in exact rationals: S invertible,
 V' = S⁻¹VS = diag(λI_k, V_G) (F and G invariant, V|_F = λ Id), B' = SᵀBS and its F–G

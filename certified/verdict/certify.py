@@ -16,9 +16,11 @@ Which lemma applies (``proofs_notes/tail.md``):
 * V = −μI with μ > 0 and B symmetric positive definite — Lemma T6 (energy bound), and
   for Theorem 8.5 Lemma T9 (energy decay: x_i → 0, P → ones/n, with a rate);
 * a simple dominant eigenvalue λ₁ > 0 (Theorem 4.2, and 5.2 with dim F = 1) — Lemma T7;
-  a paranormal V with dim F ≥ 2 (Theorem 5.2) — Lemma T8;
+  a paranormal V with dim F ≥ 2 (Theorem 5.2), or dim F = 1 where ⟨Qφ₁, Kφ₁⟩ ≤ 0 rules
+  T7 out (Theorems 5.2 and 4.2) — Lemma T8;
 * discrete time — the discrete forms: T10 (V = λI), T7, T8 (under its step-size
-  condition) and T9 (μΔt < 1 and a condition on the energy);
+  condition), T9 (μΔt < 1 and a condition on the energy) and T11 (Theorem 8.5 refuted
+  for μΔt > 2);
 * anything else — no tail lemma applies; the verdict is ``undecided`` and says so.
 
 The run's budgets and lemma schedule are in :mod:`certified.verdict.schedule`."""
@@ -661,8 +663,9 @@ def _run_divergence_discrete(out: Verification, job: Job, mu: Fraction, dt: Frac
     dv: Divergence = until.last
     K = int(dv.T / dt)
     out.timescale = {"T_first": str(dv.T), "T_first_float": float(dv.T), "T_used": str(dv.T),
-                     "meaning": "the first check layer at which Lemma T11 held (checked at "
-                                f"every multiple of {job.check_every}); the run stops there"}
+                     "meaning": "the first layer at which Lemma T11 held (checked at the "
+                                f"first layer at or after every multiple of {job.check_every} "
+                                "in t); the run stops there"}
     out.verdict = Verdict.REFUTED
     out.evidence = dv.evidence()
     out.reason = (f"Lemma T11 holds at layer {K} (T = {dv.T}, Δt = {dt}, μΔt = {mu * dt} > 2): "
