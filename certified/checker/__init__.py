@@ -219,7 +219,7 @@ def _t7_finish(ctx: _Ctx, pb: dict) -> str:
     return _replayed(ctx, " (in x); Lemma T7 re-checked")
 
 
-# -- Lemma T8 (Theorem 5.2, paranormal V, dim F ≥ 2, in x) -------------------------------------
+# -- Lemma T8 (Theorem 5.2, paranormal V; with dim F = 1 also 4.2, in x) ------------------------
 
 def _t8_prepare(ctx: _Ctx) -> dict:
     pn = check_paranormal(ctx.lemma, ctx.V, ctx.B, ctx.n)

@@ -1,4 +1,5 @@
-"""Re-checking Lemma T8 (Theorem 5.2, paranormal V, dim F ≥ 2) — Lemma C11.
+"""Re-checking Lemma T8 (Theorem 5.2, paranormal V, dim F ≥ 1; with dim F = 1 also
+Theorem 4.2) — Lemma C11.
 
 From the stored basis S alone the checker re-derives, in exact rationals: S invertible,
 V' = S⁻¹VS = diag(λI_k, V_G) (F and G invariant, V|_F = λ Id), B' = SᵀBS and its F–G
@@ -113,8 +114,8 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
         raise CheckFailure("tail_lemma.Y", f">= {float(Ymin)!r} (G_boxes_at_T)", str(lemma["Y"]))
     kappa = _q(lemma.get("kappa", "0"), "tail_lemma.kappa")
     if combined:  # Lemma T8's combined margin (tail.md): κ_m, κ_μ, (Hμ̂), (HΔ)
-        return _check_cross(lemma, Bp, k, d, n, lam, T, nu, g, Y, kappa, h_FG, h_GF, S,
-                            Sinv, gb)
+        return dict(_check_cross(lemma, Bp, k, d, n, lam, T, nu, g, Y, kappa, h_FG, h_GF,
+                                 S, Sinv, gb), nu=nu)
     if dt is None:
         # 2gY²e^{−2λT} rounded up in mpmath floats (relative precision: κ may be tiny)
         need = mul_up(mpf_up(2 * g * Y * Y), exp_up(mpf_up(-2 * lam * T)))
@@ -134,7 +135,7 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
         raise CheckFailure("tail_lemma.B_FF", f"SᵀBS's F block {BFF} (S = basis)",
                            repr(lemma["B_FF"]))
     lf = check_leader_follower(lemma, lam, BFF, n, kappa=kappa, dt=dt)
-    return dict(lf, lam=lam, k=k, S=S, Sinv=Sinv, BFF=BFF, g_boxes=gb)
+    return dict(lf, lam=lam, k=k, nu=nu, S=S, Sinv=Sinv, BFF=BFF, g_boxes=gb)
 
 
 #: the fields of Lemma T8 with F–G cross terms
@@ -307,10 +308,20 @@ def check_paranormal_boxes(pb: dict, X: np.ndarray, scale: Ball) -> None:
 def check_paranormal_verdict(cert: dict, pb: dict, X0: Mat,
                              rate_statement: str | None = None) -> None:
     """Theorem 5.2 is certified; the clusters' F-coordinates follow from Lemma T4's
-    checks (on B'_FF), and each centre in R^d contains S_F·(F box ± δ₀) (Lemma C11)."""
-    if cert["theorem"] != "5.2" or cert["verdict"] != "certified":
-        raise CheckFailure("verdict", "'certified' for Theorem 5.2 (what Lemma T8 proves)",
+    checks (on B'_FF), and each centre in R^d contains S_F·(F box ± δ₀) (Lemma C11).
+    With dim F = 1 also Theorem 4.2, whose coordinate φ₁*(z) is then the F-coordinate
+    (φ₁ = S's first column): T4's rule for d = 1 (≤ 2 limits certified, ≥ 3 refuted)."""
+    # Theorem 4.2 needs λ strictly dominant: every other eigenvalue has modulus ≤ ρ(V_G)
+    # ≤ ‖V_G‖∞ ≤ ν < λ (with ν = λ a tie such as −λ could not be excluded)
+    line_42 = cert["theorem"] == "4.2" and pb["k"] == 1 and pb["nu"] < pb["lam"]
+    if not line_42 and (cert["theorem"] != "5.2" or cert["verdict"] != "certified"):
+        raise CheckFailure("verdict", "'certified' for Theorem 5.2 (what Lemma T8 proves; "
+                           "with dim_F = 1 and nu < lambda also Theorem 4.2)",
                            f"{cert['verdict']!r} for Theorem {cert['theorem']}")
+    if line_42 and cert["verdict"] == "refuted":  # the evidence: T4's rule on the line
+        extra = {} if rate_statement is None else {"rate_statement": rate_statement}
+        check_t4_verdict(cert, pb, X0, pb["BFF"], set(), "center_F_coordinates", **extra)
+        return
     lim = dict(cert.get("limit") or {})
     for key in ("F", "not_proved"):  # prose explaining the limit object (not a claim)
         if not isinstance(lim.pop(key, ""), str):

@@ -16,9 +16,11 @@ Which lemma applies (``proofs_notes/tail.md``):
 * V = −μI with μ > 0 and B symmetric positive definite — Lemma T6 (energy bound), and
   for Theorem 8.5 Lemma T9 (energy decay: x_i → 0, P → ones/n, with a rate);
 * a simple dominant eigenvalue λ₁ > 0 (Theorem 4.2, and 5.2 with dim F = 1) — Lemma T7;
-  a paranormal V with dim F ≥ 2 (Theorem 5.2) — Lemma T8;
+  a paranormal V with dim F ≥ 2 (Theorem 5.2), or dim F = 1 where ⟨Qφ₁, Kφ₁⟩ ≤ 0 rules
+  T7 out (Theorems 5.2 and 4.2) — Lemma T8;
 * discrete time — the discrete forms: T10 (V = λI), T7, T8 (under its step-size
-  condition) and T9 (μΔt < 1 and a condition on the energy);
+  condition), T9 (μΔt < 1 and a condition on the energy) and T11 (Theorem 8.5 refuted
+  for μΔt > 2);
 * anything else — no tail lemma applies; the verdict is ``undecided`` and says so.
 
 The run's budgets and lemma schedule are in :mod:`certified.verdict.schedule`."""
@@ -156,6 +158,10 @@ def _line_split(inst: Instance) -> tuple[Any, str]:
             sp.leading_eigenvector(ev, inst.B).form_sign > 0:
         return None, ""
     split, why = paranormal_split(inst.V, inst.B, min_dim=1)
+    if split is not None and split.dim_f == 1 and not split.nu < split.lam:
+        # Theorem 4.2 (and the T7/T8 choice) is about a strictly dominant λ: with ν = λ
+        # another eigenvalue of modulus λ is not excluded
+        split, why = None, f"‖V_G‖∞ = ν = λ = {split.lam}: λ is not proved strictly dominant"
     if split is None:
         return None, (f"⟨Qφ₁, Kφ₁⟩ ≤ 0 (exact sign): Lemma T7 needs it positive, and Lemma "
                       f"T8 on the line F does not apply ({why}); no tail lemma applies")
@@ -291,7 +297,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     elif lam is None and thm in ("4.2", "5.2"):
 
         split, why8 = paranormal_split(instance.V, instance.B) if thm == "5.2" else (None, "")
-        line, why1 = _line_split(instance) if thm == "5.2" and split is None else (None, "")
+        line, why1 = _line_split(instance) if split is None else (None, "")
         if split is not None:
             _run_paranormal(out, job, split)
         elif line is not None:  # dim F = 1 and ⟨Qφ₁, Kφ₁⟩ ≤ 0: Lemma T7 cannot apply
@@ -488,6 +494,31 @@ def _run_paranormal(out: Verification, job: Job, split: Any,
     out.reason = (f"Lemma T8 holds at T = {pb.T}: the F-components converge to {len(cl)} "
                   f"point(s), the limits of the leaders, each a vertex of their hull K; "
                   "P(t) → P* Boolean")
+    if out.theorem == "4.2":  # dim F = 1: φ₁*(z) is the F-coordinate (φ₁ = S's column 1)
+        _judge_line(out, pb, digits)
+    elif out.theorem != "5.2":
+        raise AssertionError(f"Lemma T8 run for Theorem {out.theorem}")
+
+
+def _judge_line(out: Verification, pb: Any, digits: int) -> None:
+    """Theorem 4.2 from Lemma T8 on the line F = span φ₁ (φ₁ = the basis' first column, so
+    φ₁*(z) = (S⁻¹z)₁ = z_F): each φ₁*(z_i) converges to its leader's limit. Up to two
+    values are {a, b}: certified; three or more are distinct and non-zero (T4 (4) with
+    the reduced margins), so a middle one is not in {a, 0, b}: refuted."""
+    lf = pb.lf
+    cl = lf.clusters
+    values = [center_json(box, digits)[0] for box in lf.centers]
+    if len(cl) <= 2:
+        of = {k: idx for idx, (k, _) in enumerate(cl)}
+        out.limit = dict(out.limit, hyperplane_values=values,
+                         coordinate_limits=[values[of[lf.leader[i]]] for i in range(len(lf.leader))])
+        out.reason += (f"; φ₁*(z_i) = z_F converges to {len(cl)} value(s), the limits of min "
+                       "and max: Theorem 4.2's conclusion")
+        return
+    out.verdict, out.limit = Verdict.REFUTED, None
+    out.evidence = {"hyperplane_values": values}
+    out.reason = (f"Lemma T8 holds at T = {pb.T} on the line F: φ₁*(z_i) converges to {len(cl)} "
+                  "distinct non-zero values, so a middle one is neither a, b nor 0")
 
 
 def _run_symmetric_pair(out: Verification, job: Job) -> None:
@@ -632,8 +663,9 @@ def _run_divergence_discrete(out: Verification, job: Job, mu: Fraction, dt: Frac
     dv: Divergence = until.last
     K = int(dv.T / dt)
     out.timescale = {"T_first": str(dv.T), "T_first_float": float(dv.T), "T_used": str(dv.T),
-                     "meaning": "the first check layer at which Lemma T11 held (checked at "
-                                f"every multiple of {job.check_every}); the run stops there"}
+                     "meaning": "the first layer at which Lemma T11 held (checked at the "
+                                f"first layer at or after every multiple of {job.check_every} "
+                                "in t); the run stops there"}
     out.verdict = Verdict.REFUTED
     out.evidence = dv.evidence()
     out.reason = (f"Lemma T11 holds at layer {K} (T = {dv.T}, Δt = {dt}, μΔt = {mu * dt} > 2): "

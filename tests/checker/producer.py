@@ -43,6 +43,7 @@ CASES = {
     "t8_52": ("examples/thm5_2_two_clusters_in_F.json", "5.2", 8),
     "t8_52_cross": ("examples/thm5_2_cross_terms.json", "5.2", 6),
     "t8_52_line": ("examples/thm5_2_form_negative.json", "5.2", 8),
+    "t8_42_line": ("examples/thm5_2_form_negative.json", "4.2", 8),
     # discrete time: Lemma T10 certified, and layers run with no lemma yet (undecided)
     "t10_31": ("examples/discrete_layers.json", "3.1", 8),
     "t10_und": ("examples/discrete_layers.json", "3.1", Fraction(1, 2)),

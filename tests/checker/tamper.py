@@ -150,7 +150,7 @@ def _is_interval(x: Any) -> bool:
 #: certificates whose replay takes seconds: by default only their claims are tampered
 #: (tail_lemma, limit, evidence, …), their instance, steps and records only with every=True
 #: (the same fields are tampered on the small Lemma T4 certificates by default)
-LONG = {"t6_small", "t7_52", "t8_52", "t8_52_cross", "t8_52_line", "t9_85",
+LONG = {"t6_small", "t7_52", "t8_52", "t8_52_cross", "t8_52_line", "t8_42_line", "t9_85",
         "audit_theorem_2_1_d2_boundary_183"}
 _REPLAY_INPUTS = ("instance", "integration")
 

@@ -1,7 +1,7 @@
-"""Lemma T8 on a line: Theorem 5.2 with dim F = 1 where Lemma T7 cannot apply
+"""Lemma T8 on a line: Theorems 5.2 and 4.2 with dim F = 1 where Lemma T7 cannot apply
 (⟨Qφ₁, Kφ₁⟩ ≤ 0). The choice between T7 and T8 decided exactly, and the stored
-certificate of examples/thm5_2_form_negative.json (fixture t8_52_line) against an
-independent float64 integration of the flow (containment and width)."""
+certificates of examples/thm5_2_form_negative.json (fixtures t8_52_line, t8_42_line)
+against an independent float64 integration of the flow (containment and width)."""
 
 from __future__ import annotations
 
@@ -105,3 +105,33 @@ def test_verify_reproduces_the_fixture():
     fixture is the same certificate up to the producer's wall time)."""
     v = certify(_example(), "5.2", digits=8, max_seconds=None, refine_t=0, t_max=8)
     assert v.verdict == "certified" and v.tail.split.dim_f == 1
+
+
+def test_theorem_4_2_on_the_line_is_certified_with_its_coordinate_limits():
+    """The 4.2 fixture: one cluster, so φ₁*(z_i) converges to one value b = a; every
+    stored coordinate limit contains the float64 flow's F-coordinate at t = 8 up to the
+    followers' proved distance, and the hyperplane value contains the leader's."""
+    c = load("t8_42_line")
+    rep = check_certificate(json.loads(json.dumps(c)))
+    assert rep.valid, rep.message
+    assert c["theorem"] == "4.2" and c["verdict"] == "certified" and c.get("evidence") is None
+    assert c["hypotheses_hold"] is False  # ⟨Qφ₁, Kφ₁⟩ = −12/25: outside Definition 4.1
+    lim = c["limit"]
+    (hv,) = lim["hyperplane_values"]
+    lo, hi = (float(Fraction(x)) for x in hv)
+    w = _flow_z(_example(), 8.0)[:, 0]
+    (cl,) = lim["clusters"]
+    assert lo <= w[cl["leader"]] <= hi and hi - lo < 1e-2
+    assert [list(p) for p in lim["coordinate_limits"]] == [hv] * 3
+
+
+def test_theorem_4_2_on_the_line_needs_nu_below_lambda():
+    """V_G = [[1/2, 1/2], [0, 1/2]] (a Jordan block) has ν = 1 = λ in the bases tried, so
+    ν < λ is not proved (although ρ(V_G) = 1/2): no line split, undecided before
+    integrating, naming it."""
+    inst = Instance.create(V=[[1, 0, 0], [0, "1/2", "1/2"], [0, 0, "1/2"]],
+                           Q=[[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+                           K=[[-1, 0, 0], [0, 1, 0], [0, 0, 1]], X0=[[1, 0, 0], [0, 1, 0]])
+    v = certify(inst, "4.2", digits=8, max_seconds=None, t_max=1)
+    assert v.verdict == "undecided" and v.trajectory is None
+    assert "ν = λ = 1: λ is not proved strictly dominant" in v.reason, v.reason
