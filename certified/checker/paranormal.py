@@ -20,6 +20,7 @@ import numpy as np
 from .balls import (Ball, add_up, const, div_up, exp_down, exp_up, le_q, mpf_down, mpf_up,
                     mul_down, mul_up)
 from .errors import CheckFailure
+from .hypotheses import rank
 from .lemmas import (
     T4_KEYS,
     _contains,
@@ -62,6 +63,12 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
     if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= d or lam <= 0:
         raise CheckFailure("tail_lemma.dim_F", f"1 <= dim_F <= {d} and lambda > 0",
                            f"dim_F = {k!r}, lambda = {lam}")
+    # F is the whole eigenspace ker(V − λI) (exact rank): with a smaller k, λ would also be
+    # an eigenvalue of V_G, and φ₁ (dim F = 1, Theorem 4.2) would not be determined
+    kernel = d - rank([[V[i][j] - lam * int(i == j) for j in range(d)] for i in range(d)])
+    if k != kernel:
+        raise CheckFailure("tail_lemma.dim_F", f"dim ker(V − lambda I) = {kernel} (lambda = "
+                           f"{lam})", f"dim_F = {k}")
     S = [[_q(x, "tail_lemma.basis") for x in row] for row in lemma["basis"]]
     if len(S) != d or any(len(row) != d for row in S):
         raise CheckFailure("tail_lemma.basis", f"a {d}×{d} matrix", "another shape")
