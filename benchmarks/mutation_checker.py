@@ -52,8 +52,9 @@ FUNCTIONS = [f"certified.checker.{m}.x_{f}__mutmut_*" for m, fs in {
                   "layer_decay", "group_limits"],
     "paranormal": ["check_paranormal", "check_paranormal_verdict"],
     "energy": ["check_t6_limit", "_check_proved", "check_t6_data", "check_t9_data",
-               "check_t9_limit", "check_t9_discrete", "_energy_constants"],
-    "divergence": ["check_t11", "check_t11_verdict", "quadratic_form"],
+               "check_t9_limit", "check_t9_discrete", "_energy_constants", "check_layer_step",
+               "stored_boxes", "quadratic_form"],
+    "divergence": ["check_t11", "check_t11_verdict"],
     # parse_set is read only by the replay: tests/checker/test_tamper.py covers it
     "lohner": ["parse_interval", "_pair"]}.items() for f in fs]
 

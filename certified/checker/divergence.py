@@ -12,11 +12,12 @@ from __future__ import annotations
 from fractions import Fraction
 from math import factorial
 
+from .energy import check_layer_step, quadratic_form, stored_boxes
 from .errors import CheckFailure
-from .lemmas import Iv, _add, _iv, _mul, _q, closed
+from .lemmas import _q, closed
 
 __all__ = ["E_LOWER", "T11_KEYS", "T11_STATEMENT", "T11_TITLE", "check_t11",
-           "check_t11_verdict", "quadratic_form"]
+           "check_t11_verdict"]
 
 #: The lemma's title, fields and the statement its refutation carries (the checker's own
 #: copies, compared verbatim).
@@ -32,34 +33,13 @@ T11_STATEMENT = ("for layers k >= K = T/dt: max_i x_i^T B x_i >= rho^(2 (k - K))
 E_LOWER = sum((Fraction(1, factorial(m)) for m in range(13)), Fraction(0))
 
 
-def quadratic_form(box: list[Iv], B: list[list[Fraction]]) -> Iv:
-    """An interval containing xᵀBx for every x in the box (exact rational interval
-    arithmetic, term by term)."""
-    d = len(B)
-    val: Iv = (Fraction(0), Fraction(0))
-    for a in range(d):
-        for b in range(d):
-            val = _add(val, _mul(_mul(box[a], (B[a][b], B[a][b])), box[b]))
-    return val
-
-
 def check_t11(lemma: dict, lam: Fraction | None, B: list[list[Fraction]], n: int,
               dt: Fraction) -> dict:
     """Lemma T11 from its stored data: V = −μI with the stored μ; h = μΔt > 2; each
     q_i ≤ the lower end of x_iᵀBx_i on the stored box; 0 < L ≤ max_i q_i; ē·E_LOWER ≥ 1
     (so ē ≥ 1/e); 1 < ρ ≤ (h − 1) − h(n − 1)ē/L, all exact. Returns the boxes, L and ρ."""
-    d = len(B)
-    mu = _q(lemma["mu"], "tail_lemma.mu")
-    if lam is None or lam >= 0 or mu != -lam:
-        raise CheckFailure("tail_lemma.mu", "μ with V = −μI, μ > 0 (exactly)", str(lemma["mu"]))
-    h = mu * dt
-    if _q(lemma["h"], "tail_lemma.h") != h or not h > 2:
-        raise CheckFailure("tail_lemma.h", f"μΔt = {h} and > 2", str(lemma["h"]))
-    rows = lemma["boxes_at_T"]
-    if not isinstance(rows, list) or len(rows) != n or \
-            any(not isinstance(r, list) or len(r) != d for r in rows):
-        raise CheckFailure("tail_lemma.boxes_at_T", f"{n}×{d} boxes", "another shape")
-    boxes = [[_iv(p, f"tail_lemma.boxes_at_T[{i}]") for p in row] for i, row in enumerate(rows)]
+    h = check_layer_step(lemma, lam, dt, lambda h: h > 2, "> 2")
+    boxes = stored_boxes(lemma, n, len(B))
     qs = lemma["q_at_T_lower"]
     if not isinstance(qs, list) or len(qs) != n:
         raise CheckFailure("tail_lemma.q_at_T_lower", f"{n} bounds", repr(qs)[:60])

@@ -11,7 +11,7 @@ outward-rounded balls.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 import mpmath.libmp as libmp
 
@@ -20,8 +20,9 @@ from .errors import CheckFailure
 from .lemmas import Iv, _add, _iv, _mul, _q, closed
 
 __all__ = ["T6_BOUND", "T6_STATEMENT", "T9_STATEMENT", "T9D_KEYS", "T9D_STATEMENT", "T9D_TITLE",
-           "check_t6_at_T", "check_t6_data", "check_t6_limit", "check_t9_data",
-           "check_t9_discrete", "check_t9_limit"]
+           "check_layer_step", "check_t6_at_T", "check_t6_data", "check_t6_limit",
+           "check_t9_data", "check_t9_discrete", "check_t9_limit", "quadratic_form",
+           "stored_boxes"]
 
 #: Lemma T6's statement (compared verbatim) and the key of its bound in ``limit.proved``.
 T6_STATEMENT = "x_i(t)^T B x_i(t) <= log n + (q_i(T) - log n)^+ e^{-2 mu (t - T)}"
@@ -183,6 +184,40 @@ T9D_STATEMENT = ("for layers k >= K = T/dt: sum_i x_i^T B x_i <= E_T / (1 + c (k
                  "|P_ij - 1/n| <= (exp(2 sum_i x_i^T B x_i) - 1)/n")
 
 
+def check_layer_step(lemma: dict, lam: Fraction | None, dt: Fraction,
+                     holds: Callable[[Fraction], bool], condition: str) -> Fraction:
+    """The layer map's setting of Lemmas T9 (discrete form) and T11: the stored μ with
+    V = −μI, μ > 0 (exactly), and the stored h = μΔt satisfying the lemma's ``condition``
+    (``holds``); returns h."""
+    mu = _q(lemma["mu"], "tail_lemma.mu")
+    if lam is None or lam >= 0 or mu != -lam:
+        raise CheckFailure("tail_lemma.mu", "μ with V = −μI, μ > 0 (exactly)", str(lemma["mu"]))
+    h = mu * dt
+    if _q(lemma["h"], "tail_lemma.h") != h or not holds(h):
+        raise CheckFailure("tail_lemma.h", f"μΔt = {h} and {condition}", str(lemma["h"]))
+    return h
+
+
+def stored_boxes(lemma: dict, n: int, d: int) -> list[list[Iv]]:
+    """``boxes_at_T`` read as n×d exact intervals (shape checked)."""
+    rows = lemma["boxes_at_T"]
+    if not isinstance(rows, list) or len(rows) != n or \
+            any(not isinstance(r, list) or len(r) != d for r in rows):
+        raise CheckFailure("tail_lemma.boxes_at_T", f"{n}×{d} boxes", "another shape")
+    return [[_iv(p, f"tail_lemma.boxes_at_T[{i}]") for p in row] for i, row in enumerate(rows)]
+
+
+def quadratic_form(box: list[Iv], B: list[list[Fraction]]) -> Iv:
+    """An interval containing xᵀBx for every x in the box (exact rational interval
+    arithmetic, term by term)."""
+    d = len(B)
+    val: Iv = (Fraction(0), Fraction(0))
+    for a in range(d):
+        for b in range(d):
+            val = _add(val, _mul(_mul(box[a], (B[a][b], B[a][b])), box[b]))
+    return val
+
+
 def check_t9_discrete(lemma: dict, lam: Fraction | None, B: list[list[Fraction]], n: int,
                       dt: Fraction) -> dict:
     """Lemma T9's discrete form from its stored data (the caller checks the boxes at the
@@ -192,26 +227,14 @@ def check_t9_discrete(lemma: dict, lam: Fraction | None, B: list[list[Fraction]]
     8·h·E_T·e^{4E_T} ≤ κ/r (e^{4E_T} in mpmath rounded up); and
     0 < c ≤ h·m·E_T/2 with m = min(2(1 − h)/E_T, κ/(nr)), exact. Returns the boxes and c."""
     d = len(B)
-    mu = _q(lemma["mu"], "tail_lemma.mu")
-    if lam is None or lam >= 0 or mu != -lam:
-        raise CheckFailure("tail_lemma.mu", "μ with V = −μI, μ > 0 (exactly)", str(lemma["mu"]))
-    h = mu * dt
-    if _q(lemma["h"], "tail_lemma.h") != h or not h < 1:
-        raise CheckFailure("tail_lemma.h", f"μΔt = {h} and < 1", str(lemma["h"]))
-    rows = lemma["boxes_at_T"]
-    if not isinstance(rows, list) or len(rows) != n or \
-            any(not isinstance(r, list) or len(r) != d for r in rows):
-        raise CheckFailure("tail_lemma.boxes_at_T", f"{n}×{d} boxes", "another shape")
-    boxes = [[_iv(p, f"tail_lemma.boxes_at_T[{i}]") for p in row] for i, row in enumerate(rows)]
+    h = check_layer_step(lemma, lam, dt, lambda h: h < 1, "< 1")
+    boxes = stored_boxes(lemma, n, d)
     qs = lemma["q_at_T_upper"]
     if not isinstance(qs, list) or len(qs) != n:
         raise CheckFailure("tail_lemma.q_at_T_upper", f"{n} bounds", repr(qs)[:60])
     total = Fraction(0)
     for i, box in enumerate(boxes):
-        val: Iv = (Fraction(0), Fraction(0))
-        for a in range(d):
-            for b in range(d):
-                val = _add(val, _mul(_mul(box[a], (B[a][b], B[a][b])), box[b]))
+        val = quadratic_form(box, B)
         q = _q(qs[i], f"tail_lemma.q_at_T_upper[{i}]")
         if q < val[1]:
             raise CheckFailure(f"tail_lemma.q_at_T_upper[{i}]", f">= {float(val[1])!r} "

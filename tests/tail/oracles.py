@@ -43,3 +43,22 @@ def layer(X: list, V: list, B: list, dt) -> list:
         out.append([X[i][a] + dt * sum(V[a][b] * avg[b] for b in range(d))
                     for a in range(d)])
     return out
+
+
+def iterate(inst: Instance, dt, layers: int) -> tuple[list, list, list, mpmath.mpf]:
+    """(X, V, B, h): the instance's tokens after ``layers`` layers of step ``dt``, and its
+    V, B and Δt as mpf, all at the caller's precision."""
+    B = [[mp(x) for x in row] for row in inst.B]
+    V = [[mp(x) for x in row] for row in inst.V]
+    h = mp(dt)
+    X = [[mp(x) for x in row] for row in inst.X0]
+    for _ in range(layers):
+        X = layer(X, V, B, h)
+    return X, V, B, h
+
+
+def assert_in_boxes(X: list, boxes: list) -> None:
+    """Each stored box [lo, hi] (exact text) contains the oracle's value."""
+    for i, row in enumerate(boxes):
+        for col, (lo, hi) in enumerate(row):
+            assert mp(lo) <= X[i][col] <= mp(hi), (i, col)

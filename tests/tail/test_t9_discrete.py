@@ -19,7 +19,7 @@ from certified.strategies import discrete, inside
 from certified.verdict.certificate import to_certificate
 from certified.verdict.certify import certify
 
-from .oracles import example_at, layer
+from .oracles import assert_in_boxes, example_at, iterate, layer
 from .oracles import mp as _mp
 
 def _at(dt: str) -> Instance:
@@ -74,16 +74,9 @@ def test_certified_energy_decay_contains_the_iterated_map(dt):
     assert rep.valid, rep.message
     tl = cert["tail_lemma"]
     K, E_T, c = tl["layer"], _mp(tl["E_T_upper"]), _mp(tl["c_lower"])
-    with mpmath.workdps(50):
-        B = [[_mp(x) for x in row] for row in inst.B]
-        V = [[_mp(x) for x in row] for row in inst.V]
-        h = _mp(dt)  # at 50 digits: 1/10 is not a binary64
-        X = [[_mp(x) for x in row] for row in inst.X0]
-        for _ in range(K):
-            X = layer(X, V, B, h)
-        for i, row in enumerate(tl["boxes_at_T"]):
-            for col, (lo, hi) in enumerate(row):
-                assert _mp(lo) <= X[i][col] <= _mp(hi)
+    with mpmath.workdps(50):  # h at 50 digits: 1/10 is not a binary64
+        X, V, B, h = iterate(inst, dt, K)
+        assert_in_boxes(X, tl["boxes_at_T"])
         EK = _energy(X, B)
         assert EK <= E_T <= EK + mpmath.mpf(10) ** -8
         n = len(X)
