@@ -288,6 +288,20 @@ def edits(value: Any) -> list[Any]:
     raise TypeError(repr(value))
 
 
+def malformed_edits(value: Any) -> list[Any]:
+    """Edits that no reading of the field accepts: a number that is not one ("x"), a
+    division by zero, an interval with its ends swapped or one end not a number. The
+    checker must reject each naming the field it was reading (the name it passes to its
+    number readers is part of the message users see). Empty for a leaf that is not a
+    number or an interval of numbers."""
+    if _is_interval(value):
+        lo, hi = _num(value[0]), _num(value[1])
+        return [[str(hi + 1), str(lo)], ["x", value[1]], [value[0], "1/0"]]
+    if isinstance(value, str) and _num(value) is not None:
+        return ["x", "1/0"]
+    return []
+
+
 def tampered(cert: dict, path: tuple, new: Any) -> dict:
     c = copy.deepcopy(cert)
     _set(c, path, new)

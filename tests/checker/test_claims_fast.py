@@ -25,10 +25,19 @@ EVERY = os.environ.get("CERTIFIED_TAMPER_ALL") == "1"
 #: the S1/S2 audits re-run their quadrature (3 s) on every check: by default only their
 #: tail_lemma fields (the limit, audit and hypotheses fields with CERTIFIED_TAMPER_ALL=1)
 _QUADRATURE = ("audit_remark_7_9_eps_1_10", "audit_theorem_2_1_middle_token")
-CASES = [(n, p) for n, p in tamper.cases({n: load(n) for n in names()}, every=EVERY)
+_CERTS = {n: load(n) for n in names()}
+CASES = [(n, p) for n, p in tamper.cases(_CERTS, every=EVERY)
          if p[0] in CLAIMS and (EVERY or n not in _QUADRATURE or p[0] == "tail_lemma")]
 IDS = [f"{n}:{tamper.pattern(p)}:{p}" for n, p in CASES]
-OBJECTS = tamper.objects({n: load(n) for n in names()}, CLAIMS)
+#: the cases whose leaf is a number or an interval, for the malformed edits
+#: (not on the certificates whose check re-runs a quadrature, 3 s an edit: Lemmas S1, S2;
+#: an audit's theorem_conclusion reading is a theorem's label such as "2.1", not a number:
+#: another label reads as a claim about no conclusion the audit settles, "undecided")
+MALFORMED = [(n, p) for n, p in CASES if tamper.malformed_edits(tamper.get(_CERTS[n], p))
+             and p[-1] != "theorem_conclusion" and n not in _QUADRATURE
+             and not n.startswith("s2_")]
+MALFORMED_IDS = [f"malformed:{n}:{tamper.pattern(p)}:{p}" for n, p in MALFORMED]
+OBJECTS = tamper.objects(_CERTS, CLAIMS)
 OBJECTS = [(n, p) for n, p in OBJECTS if n not in _QUADRATURE or p[:1] == ("tail_lemma",)]
 OBJECT_IDS = [f"structure:{n}:{tamper.pattern(p)}:{p}" for n, p in OBJECTS]
 #: every edit's full outcome (the checker's "At FIELD: Expected … Got …" line, or VALID),
@@ -70,6 +79,10 @@ def _outcomes(cert: dict, path: tuple) -> list[str]:
     return [_outcome(cert, path, new) for new in tamper.edits_at(path, tamper.get(cert, path))]
 
 
+def _malformed_outcomes(cert: dict, path: tuple) -> list[str]:
+    return [_outcome(cert, path, new) for new in tamper.malformed_edits(tamper.get(cert, path))]
+
+
 def _structural_outcomes(cert: dict, path: tuple) -> list[str]:
     value = tamper.get(cert, path)
     return [_outcome(cert, path, new) if path else "top level: not edited"
@@ -87,6 +100,20 @@ def test_structure_edit_rejected(certs, messages, name, path):
     for out in (unknown, string):
         assert not out.startswith("VALID"), (path, outs)
         assert out.startswith("malformed") or "Expected" in out, (path, outs)
+
+
+@pytest.mark.parametrize("name,path", MALFORMED, ids=MALFORMED_IDS)
+def test_malformed_claim_rejected_naming_it(certs, messages, name, path):
+    """A number that is not one, or an interval with swapped ends, is never read as a
+    claim: rejected (malformed, or a failure naming the field), never a crash; the
+    outcomes are the stored ones word for word, so the field each reader names is fixed."""
+    outs = _malformed_outcomes(certs[name], path)
+    key = f"malformed:{name}:{tamper.pattern(path)}:{path}"
+    assert outs == messages.get(key), f"{key}: stored {messages.get(key)}, now {outs}"
+    field = tamper.must_name(path).lower()
+    for out in outs:
+        assert out.startswith("malformed") or ("Expected" in out and field in out.lower()), \
+            (path, outs)
 
 
 @pytest.mark.parametrize("name,path", CASES, ids=IDS)
@@ -124,6 +151,7 @@ if __name__ == "__main__":
     certs = {n: load(n) for n in names()}
     table = {key: _outcomes(certs[n], p) for key, (n, p) in zip(IDS, CASES)}
     table |= {key: _structural_outcomes(certs[n], p) for key, (n, p) in zip(OBJECT_IDS, OBJECTS)}
+    table |= {key: _malformed_outcomes(certs[n], p) for key, (n, p) in zip(MALFORMED_IDS, MALFORMED)}
     MESSAGES.write_bytes(gzip.compress(json.dumps(table, sort_keys=True, indent=0).encode(),
                                        mtime=0))
     print(f"{len(table)} cases written to {MESSAGES}")
