@@ -44,6 +44,8 @@ def _q(x: object, where: str) -> Fraction:
 
 
 def _iv(pair: list, where: str) -> Iv:
+    if not isinstance(pair, (list, tuple)) or len(pair) != 2:  # nothing stored is ignored
+        raise CheckFailure(where, "an interval [lo, hi]", repr(pair)[:60])
     lo, hi = _q(pair[0], where), _q(pair[1], where)
     if lo > hi:
         raise CheckFailure(where, "lo <= hi", f"[{pair[0]}, {pair[1]}]")

@@ -1,0 +1,120 @@
+"""Lemma T4's data (checker/lemmas.py, C4–C6) at the edge of each inequality, on the
+fixture t4_21 (d = 1, V = Q = K = 1, three tokens, leader_map [0, 2, 2]: token 1 follows
+token 2). In d = 1 every margin is a product of two independent intervals, so the
+checker's interval evaluation is the exact extremum and the edges are computed here by
+enumerating corners: (Hm) m ≤ min x(y − w) over x ∈ Z_a⁺ʳ, y ∈ Z_k⁺ᵟ, w ∈ Z_b⁺ʳ for
+tokens a, b with different leaders (k = a's leader, r = δ + η), (Hμ) μ ≤ min −xu over
+x ∈ Z_a⁺ʳ, u ∈ E_j⁺ᵑ for a follower j of a's leader, (T1) D ≥ the diameter of the boxes."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+
+import mpmath
+import pytest
+
+from . import edges
+from .edges import Case, set_in
+
+mpmath.mp.dps = 60
+Q = Fraction
+TL = "tail_lemma"
+F = "t4_21"
+
+
+def _lem() -> dict:
+    return edges.cert(F)[TL]
+
+
+def _exact_margins() -> tuple[Fraction, Fraction, Fraction]:
+    """(m, μ, D) at their exact bounds for t4_21 (B = 1, d = 1)."""
+    lem = _lem()
+    leader = lem["leader_map"]
+    delta, eta = Q(lem["delta"]), Q(lem["eta"])
+    box = [(Q(row[0][0]), Q(row[0][1])) for row in lem["boxes_at_T"]]
+    r = delta + eta
+    X = [(lo - r, hi + r) for lo, hi in box]
+    Lk = [(lo - delta, hi + delta) for lo, hi in box]
+    n = len(box)
+    m = min(x * (y - w) for a in range(n) for b in range(n) if leader[b] != leader[a]
+            for x, y, w in product(X[a], Lk[leader[a]], X[b]))
+    diffs = {int(j): (Q(row[0][0]) - eta, Q(row[0][1]) + eta)
+             for j, row in lem["differences_at_T"].items()}
+    mu = min(-x * u for a in range(n) for j in diffs if leader[j] == leader[a]
+             for x, u in product(X[a], diffs[j]))
+    D = max(hi for _, hi in box) - min(lo for lo, _ in box)
+    return m, mu, D
+
+
+_M, _MU, _D = _exact_margins()
+_TINY = Q(1, 10 ** 30)
+
+
+def _rate(scale: str) -> str:
+    """min(m, μ)·e^{λT} (λ = 1) times ``scale``, as a decimal with 40 digits."""
+    lem = _lem()
+    base, T = min(Q(lem["m"]), Q(lem["mu"])), Q(lem["T"])
+    v = mpmath.mpf(base.numerator) / base.denominator * mpmath.exp(
+        mpmath.mpf(T.numerator) / T.denominator) * mpmath.mpf(scale)
+    return mpmath.nstr(v, 40)
+
+
+CASES = [
+    # (Hm), (Hμ): the stored margins at most the exact ones
+    Case("t4.m.at_bound", F, set_in((TL, "m"), str(_M)), "VALID"),
+    Case("t4.m.just_above", F, set_in((TL, "m"), str(_M + _TINY)), "tail_lemma.m"),
+    Case("t4.m.zero", F, set_in((TL, "m"), "0"), "tail_lemma.m"),
+    Case("t4.mu.at_bound", F, set_in((TL, "mu"), str(_MU)), "VALID"),
+    Case("t4.mu.just_above", F, set_in((TL, "mu"), str(_MU + _TINY)), "tail_lemma.mu"),
+    Case("t4.mu.zero", F, set_in((TL, "mu"), "0"), "tail_lemma.mu"),
+    Case("t4.mu.null_with_a_follower", F, set_in((TL, "mu"), None), "tail_lemma.mu"),
+    # (T1): D at least the boxes' diameter
+    Case("t4.D.at_bound", F, set_in((TL, "D"), str(_D)), "VALID"),
+    Case("t4.D.just_below", F, set_in((TL, "D"), str(_D - _TINY)), "tail_lemma.D"),
+    # (Hb): δ₀ < δ, η₀ < η
+    Case("t4.delta0.equal_to_delta", F, set_in((TL, "delta0"), lambda _: _lem()["delta"]),
+         "tail_lemma.delta0"),
+    Case("t4.eta0.equal_to_eta", F, set_in((TL, "eta0"), lambda _: _lem()["eta"]),
+         "tail_lemma.eta0"),
+    # the rate constant: 0 < c ≤ min(m, μ)e^{λT}
+    Case("t4.rate.zero", F, set_in((TL, "rate_constant"), "0"), "tail_lemma.rate_constant"),
+    Case("t4.rate.just_below_bound", F, set_in((TL, "rate_constant"), _rate("0.999999999999")),
+         "VALID"),
+    Case("t4.rate.just_above_bound", F,
+         set_in((TL, "rate_constant"), _rate("1.00000000000000000001")),
+         "tail_lemma.rate_constant"),
+    # λ is V's, the leader map idempotent with indices in 0..n−1
+    Case("t4.lambda.other", F, set_in((TL, "lambda"), "2"), "tail_lemma.lambda"),
+    Case("t4.leader_map.index_n", F, set_in((TL, "leader_map"), [0, 3, 3]),
+         "tail_lemma.leader_map"),
+    Case("t4.leader_map.negative", F, set_in((TL, "leader_map"), [0, -1, 2]),
+         "tail_lemma.leader_map"),
+    Case("t4.leader_map.float", F, set_in((TL, "leader_map"), [0, 2.0, 2]),
+         "tail_lemma.leader_map"),
+    Case("t4.leader_map.short", F, set_in((TL, "leader_map"), [0, 2]), "tail_lemma.leader_map"),
+    Case("t4.leader_map.not_idempotent", F, set_in((TL, "leader_map"), [1, 2, 2]),
+         "tail_lemma.leader_map"),
+    # the boxes and differences: shapes and keys
+    Case("t4.boxes.row_missing", F, set_in((TL, "boxes_at_T"), lambda b: b[:-1]),
+         "tail_lemma.boxes_at_T"),
+    Case("t4.boxes.two_intervals", F, set_in((TL, "boxes_at_T"),
+                                             lambda b: [b[0] * 2] + b[1:]),
+         "tail_lemma.boxes_at_T"),
+    Case("t4.differences.wrong_key", F, set_in((TL, "differences_at_T"),
+                                               lambda w: {"0": w["1"]}),
+         "tail_lemma.differences_at_T"),
+    Case("t4.differences.two_intervals", F, set_in((TL, "differences_at_T"),
+                                                   lambda w: {"1": w["1"] * 2}),
+         "tail_lemma.differences_at_T[1]"),
+]
+
+
+@pytest.fixture(scope="module")
+def messages() -> dict[str, str]:
+    return edges.stored()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_edge(case, messages):
+    edges.check(case, messages)

@@ -1,0 +1,210 @@
+"""Lemma T8's constants (checker/paranormal.py, C11) at the edge of each inequality: the
+fixtures t8_52 (plain margin reduction, λ = 1, ν = λ/2), t8_52_cross (F–G cross terms:
+the combined margin) and t8_52_discrete (Δt = 1/10, the layer K = 53) with one claim moved
+exactly onto, just inside or just outside its bound (edges.py). The bounds are recomputed
+here from tail.md's statement of Lemma T8: κ ≥ 2gY²e^{−2λT} (discrete: 2gY²(1 + λΔt)^{−2K}),
+‖V_G‖∞ ≤ ν ≤ λ/2 (discrete: (1 + νΔt)² ≤ 1 + λΔt), g ≥ Σ|B'_GG|, Y ≥ max|G box|, and with
+cross terms κ ≥ 2ZY(h_FG + h_GF)e^{−λT} + 2gY²e^{−2λT}, κ_μ ≥ Yh_GF(ε + η)e^{−λT} +
+gYΔ̄e^{−2λT}, (ν/λ)·max_k[…] ≤ Δ₀ < Δ₁."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from certified.checker import CheckFailure
+from certified.checker.paranormal import check_paranormal
+
+from . import edges
+from .edges import Case, both, set_in
+
+mpmath.mp.dps = 60
+Q = Fraction
+TL = "tail_lemma"
+
+
+def _f(x) -> Fraction:
+    return Q(str(x))
+
+
+def M(q: Fraction | int) -> mpmath.mpf:
+    q = Q(q)
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def _mq(x: mpmath.mpf, up: bool) -> str:
+    """A rational just above (``up``) or just below the mpf x, 10⁻²⁵ relative away: far
+    outside the checker's own rounding (53-bit or wider) and far inside any slack."""
+    s = mpmath.mpf(1) + (mpmath.mpf(10) ** -25 if up else -mpmath.mpf(10) ** -25)
+    return str(Q(mpmath.nstr(x * s, 50)))
+
+
+def _lem(name: str) -> dict:
+    return edges.cert(name)[TL]
+
+
+def _ymin(lemma: dict) -> Fraction:
+    return max(abs(_f(v)) for row in lemma["G_boxes_at_T"] for p in row for v in p)
+
+
+def _kappa_plain(lemma: dict) -> mpmath.mpf:
+    g, Y, lam, T = (_f(lemma[k]) for k in ("g", "Y", "lambda", "T"))
+    return 2 * M(g) * M(Y) ** 2 * mpmath.exp(-2 * M(lam * T))
+
+
+def _kappa_discrete(lemma: dict) -> Fraction:
+    g, Y, lam, T, dt = (_f(lemma[k]) for k in ("g", "Y", "lambda", "T", "dt"))
+    return 2 * g * Y * Y / (1 + lam * dt) ** (2 * int(T / dt))
+
+
+def _cross_needs(lemma: dict) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+    """κ, κ_μ and Δ₀'s lower bounds for t8_52_cross (B = K with K₁₃ = 1/2, basis = I, so
+    h_FG = h_GF = 1/2), from the stored m, μ (tail.md, the combined margin)."""
+    g, Y, lam, T, Z, eta, D1, nu, m, mu = (_f(lemma[k]) for k in (
+        "g", "Y", "lambda", "T", "Z", "eta", "Delta1", "nu", "m", "mu"))
+    h = Q(1, 2)
+    eps = max(abs(_f(v)) for row in lemma["differences_at_T"].values() for p in row for v in p)
+    dbar = max(abs(_f(v)) for row in lemma["G_differences_at_T"].values()
+               for p in row for v in p) + D1
+    e1, e2 = mpmath.exp(-M(lam * T)), mpmath.exp(-2 * M(lam * T))
+    kappa = 2 * M(Z * Y * (h + h)) * e1 + 2 * M(g * Y * Y) * e2
+    kappa_mu = M(Y * h * (eps + eta)) * e1 + M(g * Y * dbar) * e2
+    beta = mpmath.exp(2 * M(lam * T))
+
+    def tail(x: Fraction) -> mpmath.mpf:
+        return mpmath.exp(-M(x) * beta) / (M(x) * beta)
+    leader = lemma["leader_map"]
+    n = len(leader)
+    worst = mpmath.mpf(0)
+    for lead in set(leader):
+        ck = leader.count(lead)
+        v = 2 * (n - ck) * M(Y) * tail(m)
+        if ck > 1:
+            v += 2 * (ck - 1) * M(dbar) * tail(mu)
+        worst = max(worst, v)
+    return kappa, kappa_mu, worst * M(nu / lam)
+
+
+P, X, D = "t8_52", "t8_52_cross", "t8_52_discrete"
+_YP = _ymin(_lem(P))
+_KD = _kappa_discrete(_lem(D))
+_NEED = _cross_needs(_lem(X))
+
+
+def _drop(key: str):
+    return lambda c: c[TL].pop(key)
+
+
+CASES = [
+    # κ ≥ 2gY²e^{−2λT}
+    Case("t8.kappa.just_above", P, set_in((TL, "kappa"), _mq(_kappa_plain(_lem(P)), True)),
+         "VALID"),
+    Case("t8.kappa.just_below", P, set_in((TL, "kappa"), _mq(_kappa_plain(_lem(P)), False)),
+         "tail_lemma.kappa"),
+    Case("t8.kappa.absent", P, _drop("kappa"), "tail_lemma.kappa"),
+    # ‖V_G‖∞ = 1/2 ≤ ν ≤ λ/2 = 1/2 (ν = 1/2 in the fixture: both ends at once)
+    Case("t8.nu.below_norm", P, set_in((TL, "nu"), "49/100"), "tail_lemma.nu"),
+    Case("t8.nu.combined_without_fields", P, set_in((TL, "nu"), "1"), "tail_lemma.nu"),
+    Case("t8.nu.above_lambda", P, set_in((TL, "nu"), "101/100"), "tail_lemma.nu"),
+    Case("t8.cross_field_without_cross_terms", P, set_in((TL, "Z"), "1"), "tail_lemma.Z"),
+    # g ≥ Σ|B'_GG| = 1 (g = 1 in the fixture), Y ≥ max|G box|
+    Case("t8.g.just_below", P, set_in((TL, "g"), str(1 - Q(1, 10 ** 30))), "tail_lemma.g"),
+    Case("t8.Y.at_bound", P, set_in((TL, "Y"), str(_YP)), "VALID"),
+    Case("t8.Y.just_below", P, set_in((TL, "Y"), str(_YP - Q(1, 10 ** 30))), "tail_lemma.Y"),
+    Case("t8.G_boxes.one_row_short", P, set_in((TL, "G_boxes_at_T"), lambda b: b[:-1]),
+         "tail_lemma.G_boxes_at_T"),
+    Case("t8.G_boxes.row_too_long", P, set_in((TL, "G_boxes_at_T"),
+                                              lambda b: [b[0] + b[0]] + b[1:]),
+         "tail_lemma.G_boxes_at_T"),
+    # the basis: shape, invertible, S⁻¹VS = diag(λI_k, V_G)
+    Case("t8.basis.row_short", P, set_in((TL, "basis"), lambda S: [S[0], S[1], S[2][:2]]),
+         "tail_lemma.basis"),
+    Case("t8.basis.singular", P, set_in((TL, "basis"),
+                                        [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "0"]]),
+         "tail_lemma.basis"),
+    Case("t8.basis.G_not_invariant", P,  # columns e₁, e₂, e₁ + e₃: (S⁻¹VS)₀₂ = 3/2
+         set_in((TL, "basis"), [["1", "0", "1"], ["0", "1", "0"], ["0", "0", "1"]]),
+         "tail_lemma.basis"),
+    Case("t8.basis.F_block_not_lambda", P,  # columns e₁, e₃ | e₂: F block diag(1, −1/2)
+         set_in((TL, "basis"), [["1", "0", "0"], ["0", "0", "1"], ["0", "1", "0"]]),
+         "tail_lemma.basis"),
+    Case("t8.B_FF.edited", P, set_in((TL, "B_FF"), [["1", "0"], ["0", "2"]]),
+         "tail_lemma.B_FF"),
+    # dim F = dim ker(V − λI) = 2, λ > 0
+    Case("t8.dim_F.whole_space", P, set_in((TL, "dim_F"), 3), "tail_lemma.dim_F"),
+    Case("t8.dim_F.smaller_than_kernel", P, set_in((TL, "dim_F"), 1), "tail_lemma.dim_F"),
+    Case("t8.dim_F.bool", P, set_in((TL, "dim_F"), True), "tail_lemma.dim_F"),
+    Case("t8.lambda.zero", P, set_in((TL, "lambda"), "0"), "tail_lemma.dim_F"),
+    Case("t8.lambda.not_an_eigenvalue", P, set_in((TL, "lambda"), "2"), "tail_lemma.dim_F"),
+    # discrete: κ ≥ 2gY²(1 + λΔt)^{−2K} exactly, (1 + νΔt)² ≤ 1 + λΔt, T = KΔt
+    Case("t8d.kappa.at_bound", D, set_in((TL, "kappa"), str(_KD)), "VALID"),
+    Case("t8d.kappa.just_below", D, set_in((TL, "kappa"), str(_KD - Q(1, 10 ** 40))),
+         "tail_lemma.kappa"),
+    Case("t8d.nu.inside_step_condition", D, set_in((TL, "nu"), "48/100"), "VALID"),
+    Case("t8d.nu.outside_step_condition", D, set_in((TL, "nu"), "49/100"), "tail_lemma.nu"),
+    Case("t8d.nu.below_norm", D, set_in((TL, "nu"), "24/100"), "tail_lemma.nu"),
+    # cross terms: every constant at its edge
+    Case("t8x.kappa.just_above", X, set_in((TL, "kappa"), _mq(_NEED[0], True)), "VALID"),
+    Case("t8x.kappa.just_below", X, set_in((TL, "kappa"), _mq(_NEED[0], False)),
+         "tail_lemma.kappa"),
+    Case("t8x.kappa_mu.just_above", X, set_in((TL, "kappa_mu"), _mq(_NEED[1], True)),
+         "VALID"),
+    Case("t8x.kappa_mu.just_below", X, set_in((TL, "kappa_mu"), _mq(_NEED[1], False)),
+         "tail_lemma.kappa_mu"),
+    Case("t8x.Delta0.just_above", X, set_in((TL, "Delta0"), _mq(_NEED[2], True)), "VALID"),
+    Case("t8x.Delta0.just_below", X, set_in((TL, "Delta0"), _mq(_NEED[2], False)),
+         "tail_lemma.Delta0"),
+    Case("t8x.Delta0.equal_to_Delta1", X, set_in((TL, "Delta0"), lambda _: _lem(X)["Delta1"]),
+         "tail_lemma.Delta0"),
+    Case("t8x.Delta1.zero", X, set_in((TL, "Delta1"), "0"), "tail_lemma.Delta1"),
+    Case("t8x.Z.at_bound", X, set_in((TL, "Z"), lambda _: str(max(
+        abs(_f(v)) for row in _lem(X)["boxes_at_T"] for p in row for v in p))), "VALID"),
+    Case("t8x.Z.just_below", X, set_in((TL, "Z"), lambda _: str(max(
+        abs(_f(v)) for row in _lem(X)["boxes_at_T"] for p in row for v in p)
+        - Q(1, 10 ** 30))), "tail_lemma.Z"),
+    Case("t8x.Z.absent", X, _drop("Z"), "tail_lemma.Z"),
+    Case("t8x.leader_map.short", X, set_in((TL, "leader_map"), [0, 1]),
+         "tail_lemma.leader_map"),
+    Case("t8x.leader_map.out_of_range", X, set_in((TL, "leader_map"), [0, 1, 3]),
+         "tail_lemma.leader_map"),
+    Case("t8x.leader_map.bool", X, set_in((TL, "leader_map"), [0, True, 0]),
+         "tail_lemma.leader_map"),
+    Case("t8x.G_differences.extra_follower", X, set_in(
+        (TL, "G_differences_at_T"), lambda w: dict(w, **{"1": w["2"]})),
+        "tail_lemma.G_differences_at_T"),
+    Case("t8x.G_differences.two_intervals", X, set_in(
+        (TL, "G_differences_at_T"), lambda w: {"2": w["2"] * 2}), "tail_lemma.Delta1"),
+    Case("t8x.G_differences.interval_of_three", X, set_in(
+        (TL, "G_differences_at_T"), lambda w: {"2": [w["2"][0] + ["0"]]}),
+        "tail_lemma.G_differences_at_T[2]"),
+    Case("t8x.nu.above_lambda", X, set_in((TL, "nu"), "101/100"), "tail_lemma.nu"),
+    # ν raised from λ/2 to 7λ/10 (the combined margin covers λ/2 < ν ≤ λ): Δ₀'s bound
+    # scales with ν/λ, so Δ₀ must follow it, and stays below Δ₁
+    Case("t8x.nu.raised_Delta0_following", X, both(set_in((TL, "nu"), "7/10"), set_in(
+        (TL, "Delta0"), _mq(_NEED[2] * M(Q(7, 5)), True))), "VALID"),
+    Case("t8x.nu.raised_Delta0_not_following", X, both(set_in((TL, "nu"), "7/10"), set_in(
+        (TL, "Delta0"), _mq(_NEED[2] * M(Q(7, 5)), False))), "tail_lemma.Delta0"),
+]
+
+
+@pytest.fixture(scope="module")
+def messages() -> dict[str, str]:
+    return edges.stored()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_edge(case, messages):
+    edges.check(case, messages)
+
+
+def test_discrete_form_refuses_cross_terms():
+    """T8's discrete form has no F–G cross terms: the cross lemma with a Δt is refused."""
+    c = edges.cert(X)
+    V = [[_f(x) for x in row] for row in c["instance"]["V"]]
+    B = [[_f(x) for x in row] for row in c["instance"]["K"]]  # Q = I: B = QᵀK = K
+    with pytest.raises(CheckFailure) as exc:
+        check_paranormal(c[TL], V, B, 3, dt=Q(1, 10))
+    assert str(exc.value) == ("tail_lemma.basis: Expected SᵀBS without F–G blocks (T8's "
+                              "discrete form has no cross terms). Got a non-zero cross entry.")

@@ -1,0 +1,104 @@
+"""Lemma T7's data (checker/projected.py, C10) at the edge of each inequality: the
+fixture t7_52 (V = diag(1, −1/2), Q = K = I₂, five tokens in the groups {0, 1, 2} and
+{3, 4}) and t7_42_discrete (Δt = 1/10, the layer K = 22), one claim moved onto or across
+its bound (edges.py). With V = diag(1, −1/2) everything is exact: det(xI − V) =
+(x − 1)(x + 1/2), λ₁ = 1, the spectral projector is diag(1, 0), ψ = e₁* and φ₁ = e₁, so
+⟨φ₁, Bφ₁⟩ = 1 and ψ(x) = x₁."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from . import edges
+from .edges import Case, both, set_in
+
+Q = Fraction
+TL = "tail_lemma"
+S, D = "t7_52", "t7_42_discrete"
+
+
+def _lem(name: str) -> dict:
+    return edges.cert(name)[TL]
+
+
+def _omega(name: str) -> list[tuple[Fraction, Fraction]]:
+    """ψ(x_i(T)) = x_i,1 on t7_52's boxes (ψ = e₁* exactly)."""
+    return [(Q(row[0][0]), Q(row[0][1])) for row in _lem(name)["boxes_at_T"]]
+
+
+_W = _omega(S)
+_PLUS_MIN = min(_W[i][0] for i in (0, 1, 2))   # the + group's closest approach to 0
+_MINUS_MAX = max(_W[i][1] for i in (3, 4))     # the − group's
+
+CASES = [
+    # λ₁'s isolating interval: 0 < lo < hi and det(xI − V) changes sign on it
+    Case("t7.lambda1.from_zero", S, set_in((TL, "lambda1"), ["0", "2"]), "tail_lemma.lambda1"),
+    Case("t7.lambda1.root_at_the_upper_end", S, set_in((TL, "lambda1"), ["1/2", "1"]),
+         "tail_lemma.lambda1"),
+    Case("t7.lambda1.root_at_the_lower_end", S, set_in((TL, "lambda1"), ["1", "2"]),
+         "tail_lemma.lambda1"),
+    Case("t7.lambda1.no_root_small_product", S,  # p(11/10)·p(6/5) = 0.054 > 0
+         set_in((TL, "lambda1"), ["11/10", "6/5"]), "tail_lemma.lambda1"),
+    Case("t7.lambda1.no_root_negative", S, set_in((TL, "lambda1"), ["-1", "-3/4"]),
+         "tail_lemma.lambda1"),
+    # ψ's row of the projector: 0 ≤ psi_row < d, Π_rr ≠ 0
+    Case("t7.psi_row.d", S, set_in((TL, "psi_row"), 2), "tail_lemma.psi_row"),
+    Case("t7.psi_row.negative", S, set_in((TL, "psi_row"), -1), "tail_lemma.psi_row"),
+    Case("t7.psi_row.zero_diagonal", S, set_in((TL, "psi_row"), 1), "tail_lemma.psi_row"),
+    # β = ⟨φ₁, Bφ₁⟩ = 1 exactly: the checker's enclosure of it is a little wider, so 1
+    # itself is above its lower end
+    Case("t7.beta_lower.exact_value", S, set_in((TL, "beta_lower"), "1"),
+         "tail_lemma.beta_lower"),
+    Case("t7.beta_lower.zero", S, set_in((TL, "beta_lower"), "0"), "tail_lemma.beta_lower"),
+    Case("t7.beta_lower.below", S, set_in((TL, "beta_lower"), "999/1000"), "VALID"),
+    # the norm's matrix
+    Case("t7.norm_S.row_short", S, set_in((TL, "norm_S"), [["1", "0"], ["0"]]),
+         "tail_lemma.norm_S"),
+    Case("t7.norm_S.three_rows", S, set_in((TL, "norm_S"), [["1", "0"], ["0", "1"],
+                                                            ["0", "0"]]),
+         "tail_lemma.norm_S"),
+    Case("t7.norm_S.singular", S, set_in((TL, "norm_S"), [["1", "0"], ["0", "0"]]),
+         "tail_lemma.norm_S"),
+    # the groups are the signs of ψ on the boxes
+    Case("t7.groups.minus_missing", S, set_in((TL, "groups"), {"+": [0, 1, 2]}),
+         "tail_lemma.groups"),
+    Case("t7.groups.plus_missing", S, set_in((TL, "groups"), {"-": [3, 4]}),
+         "tail_lemma.groups"),
+    Case("t7.groups.token_moved", S, set_in((TL, "groups"), {"+": [0, 1], "-": [2, 3, 4]}),
+         "tail_lemma.groups"),
+    # δ keeps both groups off 0: p = min ψ₊ − δ > 0 and q = −max ψ₋ − δ > 0
+    Case("t7.delta.past_the_minus_group", S,
+         set_in((TL, "delta"), str((-_MINUS_MAX + _PLUS_MIN) / 2)), "tail_lemma.delta"),
+    Case("t7.delta.past_both", S, set_in((TL, "delta"), str(_PLUS_MIN + 1)),
+         "tail_lemma.delta"),
+    Case("t7.delta.onto_the_minus_group", S, set_in((TL, "delta"), str(-_MINUS_MAX)),
+         "tail_lemma.delta"),
+    # the stored margin, leakage and limits
+    Case("t7.m.zero", S, set_in((TL, "m"), "0"), "tail_lemma.m"),
+    Case("t7.m.null_with_two_groups", S, set_in((TL, "m"), None), "tail_lemma.m"),
+    Case("t7.delta0.negative", S, set_in((TL, "delta0"), "-1"), "tail_lemma.delta0"),
+    Case("t7.delta0.equal_to_delta", S, set_in((TL, "delta0"), lambda _: _lem(S)["delta"]),
+         "tail_lemma.delta0"),
+    Case("t7.limits.group_missing", S, set_in((TL, "limits_psi_z"),
+                                              lambda v: {"+": v["+"]}), "tail_lemma.limits_psi_z"),
+    Case("t7.limits.not_an_object", S, set_in((TL, "limits_psi_z"), ["0", "1"]),
+         "malformed: schema: at tail_lemma/limits_psi_z"),
+    Case("t7.limits.plus_narrowed", S, set_in((TL, "limits_psi_z"), lambda v: dict(
+        v, **{"+": [str((Q(v["+"][0]) + Q(v["+"][1])) / 2), v["+"][1]]})),
+        "tail_lemma.limits_psi_z.+"),
+    # discrete time: T = KΔt
+    Case("t7d.T.between_layers", D, both(set_in((TL, "T"), "221/100")), "tail_lemma.T"),
+    Case("t7d.lambda1.no_root", D, set_in((TL, "lambda1"), ["3", "4"]), "tail_lemma.lambda1"),
+]
+
+
+@pytest.fixture(scope="module")
+def messages() -> dict[str, str]:
+    return edges.stored()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_edge(case, messages):
+    edges.check(case, messages)
