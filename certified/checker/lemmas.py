@@ -511,7 +511,11 @@ def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
             k = leader[i] if key == "coordinate_limits" else leaders[i]
             _contains(pair, cen[k][0], f"{where}.{key}[{i}]")
     if "rows_outside_two_leaders" in src:
-        if theorem != "2.1" or src["rows_outside_two_leaders"] != bad:
+        if theorem != "2.1":
+            raise CheckFailure(f"{where}.rows_outside_two_leaders", "absent (a claim of "
+                               f"Theorem 2.1's, not {theorem}'s)",
+                               repr(src["rows_outside_two_leaders"]))
+        if src["rows_outside_two_leaders"] != bad:
             raise CheckFailure(f"{where}.rows_outside_two_leaders", repr(bad),
                                repr(src["rows_outside_two_leaders"]))
     if "entry" in src:

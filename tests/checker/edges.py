@@ -32,7 +32,8 @@ from .producer import load
 MESSAGES = Path(__file__).resolve().parent / "data" / "edge_messages.json.gz"
 #: the modules whose CASES the stored file holds
 MODULES = ("tests.checker.test_edges_paranormal", "tests.checker.test_edges_projected",
-           "tests.checker.test_edges_lemmas", "tests.checker.test_edges_energy")
+           "tests.checker.test_edges_lemmas", "tests.checker.test_edges_energy",
+           "tests.checker.test_edges_verdicts")
 
 
 @dataclass(frozen=True)
