@@ -60,7 +60,79 @@ def _rate(scale: str) -> str:
     return mpmath.nstr(v, 40)
 
 
+def _mp(q: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def _bootstrap(name: str) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(δ₀, η₀) of the bootstrap from the stored m, μ, D, η and differences: Lemma T4's
+    (Hb) (continuous: tail(x) = e^{−xβ}/(xβ), β = e^{2λT}; δ₀ = max_k [(n − c_k)D·tail(m)/2
+    + Σ_k tail(μ)], η₀ = max_k [(n − c_k)D·tail(m) + 2Σ_k tail(μ)]) or Lemma T10's (Hb′)
+    (discrete: q = 1 + λΔt, α = λΔt/q, C = e^{−mq^{2K}}(1 + 1/(2mq^{2K}α)),
+    A = e^{−μq^{2K}}(1 + 1/(μq^{2K}α)); δ₀ = α max_k [Σ_k A + (n − c_k)DC],
+    η₀ = λΔt max_k [2Σ_k A + 2(n − c_k)DC]), with Σ_k = Σ over k's followers l of
+    (max|differences_at_T[l]| + η)."""
+    lem = edges.cert(name)[TL]
+    m, mu, D, eta, lam, T = (Q(lem[k]) for k in ("m", "mu", "D", "eta", "lambda", "T"))
+    leader = lem["leader_map"]
+    n = len(leader)
+    eps = {int(j): max(abs(Q(v)) for p in row for v in p)
+           for j, row in lem["differences_at_T"].items()}
+    if "dt" in lem:
+        dt = Q(lem["dt"])
+        q, K = 1 + lam * dt, int(T / Q(lem["dt"]))
+        alpha = _mp(lam * dt / q)
+        far = mpmath.exp(-_mp(m * q ** (2 * K))) * (1 + 1 / (2 * _mp(m * q ** (2 * K)) * alpha))
+        near = mpmath.exp(-_mp(mu * q ** (2 * K))) * (1 + 1 / (_mp(mu * q ** (2 * K)) * alpha))
+        wd, we, fd, fe = alpha, _mp(lam * dt), 1, 2
+    else:
+        beta = mpmath.exp(2 * _mp(lam * T))
+        far = mpmath.exp(-_mp(m) * beta) / (_mp(m) * beta)
+        near = mpmath.exp(-_mp(mu) * beta) / (_mp(mu) * beta)
+        wd, we, fd, fe = 1, 1, mpmath.mpf(1) / 2, 1
+    d0 = e0 = mpmath.mpf(0)
+    for k in set(leader):
+        sig = _mp(sum((eps[j] + eta for j in range(n) if leader[j] == k and j != k), Q(0)))
+        out = n - leader.count(k)
+        d0 = max(d0, wd * (fd * out * _mp(D) * far + sig * near))
+        e0 = max(e0, we * (fe * out * _mp(D) * far + 2 * sig * near))
+    return d0, e0
+
+
+def _near(x: mpmath.mpf, rel: str) -> str:
+    return mpmath.nstr(x * (1 + mpmath.mpf(rel)), 45)
+
+
+_B4, _B10 = _bootstrap(F), _bootstrap("t10_31")
+def _q2k() -> Fraction:
+    lem = edges.cert("t10_31")[TL]
+    lam, dt, T = Q(lem["lambda"]), Q(lem["dt"]), Q(lem["T"])
+    return (1 + lam * dt) ** (2 * int(T / dt))
+
+
 CASES = [
+    # (Hb): δ₀, η₀ at least the bootstrap's bounds, continuous (T4) and discrete (T10)
+    Case("t4.delta0.just_above_bootstrap", F, set_in((TL, "delta0"), _near(_B4[0], "1e-12")),
+         "VALID"),
+    Case("t4.delta0.just_below_bootstrap", F, set_in((TL, "delta0"), _near(_B4[0], "-1e-20")),
+         "tail_lemma.delta0"),
+    Case("t4.eta0.just_above_bootstrap", F, set_in((TL, "eta0"), _near(_B4[1], "1e-12")),
+         "VALID"),
+    Case("t4.eta0.just_below_bootstrap", F, set_in((TL, "eta0"), _near(_B4[1], "-1e-20")),
+         "tail_lemma.eta0"),
+    Case("t10.delta0.just_above_bootstrap", "t10_31",
+         set_in((TL, "delta0"), _near(_B10[0], "1e-12")), "VALID"),
+    Case("t10.delta0.just_below_bootstrap", "t10_31",
+         set_in((TL, "delta0"), _near(_B10[0], "-1e-20")), "tail_lemma.delta0"),
+    Case("t10.eta0.just_above_bootstrap", "t10_31",
+         set_in((TL, "eta0"), _near(_B10[1], "1e-12")), "VALID"),
+    Case("t10.eta0.just_below_bootstrap", "t10_31",
+         set_in((TL, "eta0"), _near(_B10[1], "-1e-20")), "tail_lemma.eta0"),
+    # T10's sums need m·q^{2K} ≥ 1/2: at 1/2 the sums hold (and δ₀ fails), below they do not
+    Case("t10.m.sums_at_half", "t10_31", set_in((TL, "m"), lambda _: str(1 / (2 * _q2k()))),
+         "tail_lemma.delta0"),
+    Case("t10.m.sums_below_half", "t10_31",
+         set_in((TL, "m"), lambda _: str(1 / (2 * _q2k()) - _TINY)), "tail_lemma.m"),
     # (Hm), (Hμ): the stored margins at most the exact ones
     Case("t4.m.at_bound", F, set_in((TL, "m"), str(_M)), "VALID"),
     Case("t4.m.just_above", F, set_in((TL, "m"), str(_M + _TINY)), "tail_lemma.m"),
