@@ -15,6 +15,7 @@ from .edges import Case, set_in
 from .test_edges_lemmas import _rate
 
 A, R, E, S = "t4_21", "t4_42", "t4_85_ref", "t7_52"
+N9, P8 = "t9_85_discrete", "t8_52"
 CL = ("limit", "clusters")
 
 
@@ -130,6 +131,42 @@ CASES = [
          "limit.clusters[0].center"),
     Case("t7v.clusters.unknown_key", S, set_in(_cl(0, "leader"), 0),
          "limit.clusters[0].leader"),
+    # Lemma T9 (discrete): one cluster at the origin, P* = ones/n of rank 1, the rate
+    Case("t9v.verdict.refuted", N9, set_in(("verdict",), "refuted"), "verdict"),
+    Case("t9v.evidence.with_certified", N9, set_in(("evidence",), {"entry": [0, 1]}),
+         "evidence"),
+    Case("t9v.clusters.centre_moved", N9, set_in(_cl(0, "center"), [["0", "1"], ["0", "0"]]),
+         "limit.clusters"),
+    Case("t9v.clusters.member_missing", N9, set_in(_cl(0, "members"), [0, 1, 2, 3]),
+         "limit.clusters"),
+    Case("t9v.attention.entry_quarter", N9, set_in(("limit", "attention_limit", 0, 0), "1/4"),
+         "limit.attention_limit"),
+    Case("t9v.attention.entry_a_number", N9, set_in(("limit", "attention_limit", 0, 0), 0.2),
+         "limit.attention_limit"),
+    Case("t9v.attention.row_short", N9, set_in(("limit", "attention_limit", 4),
+                                               ["1/5"] * 4), "limit.attention_limit"),
+    Case("t9v.attention.rows_four", N9, set_in(("limit", "attention_limit"),
+                                               lambda P: P[:4]), "limit.attention_limit"),
+    Case("t9v.rank.two", N9, set_in(("limit", "attention_rank"), 2), "limit.attention_rank"),
+    Case("t9v.rank.bool", N9, set_in(("limit", "attention_rank"), True), "limit.attention_rank"),
+    Case("t9v.rate.statement", N9, set_in(("limit", "rate", "statement"), "x"),
+         "limit.rate.statement"),
+    Case("t9v.rate.c_zero", N9, set_in(("limit", "rate", "c_lower_bound"), "0"),
+         "limit.rate.c_lower_bound"),
+    Case("t9v.proved.in_discrete_time", N9, set_in(("limit", "proved"), {}), "limit.proved"),
+    # Lemma T8's verdict (Theorem 5.2, dim F = 2)
+    Case("t8v.theorem_4_2_with_dim_F_2", P8, set_in(("theorem",), "4.2"), "hypotheses_hold"),
+    Case("t8v.verdict.refuted", P8, set_in(("verdict",), "refuted"), "verdict"),
+    Case("t8v.F.a_number", P8, set_in(("limit", "F"), 2), "limit.F"),
+    Case("t8v.not_proved.a_list", P8, set_in(("limit", "not_proved"), ["x"]),
+         "limit.not_proved"),
+    Case("t8v.clusters.not_a_list", P8, set_in(CL, {}), "malformed: schema: at limit/clusters"),
+    Case("t8v.clusters.G_centre_nonzero", P8, set_in(_cl(0, "center"),
+                                                     lambda v: v[:2] + [["1/100", "1/50"]]),
+         "limit.clusters[0].center[2]"),
+    Case("t8v.clusters.F_coordinates_swapped", P8, set_in(
+        _cl(0, "center_F_coordinates"), lambda v: v[::-1]),
+        "limit.clusters[0].center_F_coordinates[0]"),
 ]
 
 
