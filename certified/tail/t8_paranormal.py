@@ -120,6 +120,31 @@ def _eigen_basis(VG: sympy.Matrix) -> sympy.Matrix | None:
     return T if T.det() != 0 else None
 
 
+def _jordan_basis(VG: sympy.Matrix, lam: Any) -> sympy.Matrix | None:
+    """A rational basis of G in which V_G is its Jordan form with every superdiagonal
+    entry scaled by ε: T = P·diag(1, ε, ε², …) for V_G = PJP⁻¹, so T⁻¹V_GT = D⁻¹JD has
+    ε where J has 1, and ‖T⁻¹V_GT‖∞ ≤ ρ(V_G) + ε. For a defective V_G (no eigenvector
+    basis) this brings ν from ‖V_G‖∞, which may exceed λ, down to just above ρ(V_G) < λ.
+    ε is a power of 2 at most half the gap to λ/2 (if ρ < λ/2: the plain reduction) or
+    to λ. None when V_G has a non-rational eigenvalue or ρ(V_G) ≥ λ."""
+    try:
+        P, J = VG.jordan_form()
+    except (ValueError, NotImplementedError, sympy.MatrixError):
+        return None
+    diag = [J[i, i] for i in range(J.rows)]
+    if not all(x.is_rational for x in diag) or not all(x.is_rational for x in P):
+        return None
+    rho = max(abs(x) for x in diag)
+    target = lam / 2 if 2 * rho < lam else lam
+    if rho >= target:
+        return None
+    eps = sympy.Integer(1)
+    while 2 * eps > target - rho:
+        eps /= 2
+    T = P * sympy.diag(*[eps ** i for i in range(J.rows)])
+    return T if T.det() != 0 else None
+
+
 def paranormal_split(V: Matrix, B: Matrix, min_dim: int = 2) -> tuple[Split | None, str]:
     """Decide exactly whether Lemma T8 applies to (V, B) and return its splitting.
 
@@ -167,10 +192,19 @@ def paranormal_split(V: Matrix, B: Matrix, min_dim: int = 2) -> tuple[Split | No
                 Ss = sympy.Matrix.hstack(Ss[:, :k], Ss[:, k:] * Tm)
                 Sinv = Ss.inv()
                 nu = nu2
+    if d - k >= 2 and 2 * nu > lam_s:  # a defective V_G: its scaled Jordan basis
+        VG = Sinv[k:, :] * Vs * Ss[:, k:]
+        Tm = _jordan_basis(VG, lam_s)
+        if Tm is not None:
+            nu2 = _row_sum_norm(Tm.inv() * VG * Tm)
+            if nu2 < nu:
+                Ss = sympy.Matrix.hstack(Ss[:, :k], Ss[:, k:] * Tm)
+                Sinv = Ss.inv()
+                nu = nu2
     lam = _frac(lam_s)
     if _frac(nu) > lam:
         return None, (f"‖V_G‖∞ = {nu} > λ = {lam_s} in the bases tried (range(V − λI)'s "
-                      "columns, V_G's eigenvectors): Lemma T8 needs the G-growth rate ν ≤ λ "
+                      "columns, V_G's eigenvectors, its scaled Jordan basis): Lemma T8 needs the G-growth rate ν ≤ λ "
                       "(ν ≤ λ/2 without its combined margin)")
     Bs = sympy.Matrix(d, d, lambda i, j: sympy.Rational(B[i][j].numerator, B[i][j].denominator))
     Bp = Ss.T * Bs * Ss

@@ -351,6 +351,46 @@ def test_split_tries_the_eigenvector_basis_of_V_G(VG, lower, upper):
     assert rho <= float(sp.nu) and lower <= sp.nu <= upper + F(1, 10 ** 6)
 
 
+@pytest.mark.parametrize("VG, nu, above_half", [
+    # a Jordan block at 1/2 = λ/2: ‖V_G‖∞ = 3/2 > λ in range(V − λI)'s columns and no
+    # eigenvector basis; scaled by ε = 1/4, ν = 3/4 (the combined margin: 2ν > λ)
+    ([["1/2", "1"], ["0", "1/2"]], F(3, 4), True),
+    # at 1/4 with a large off-diagonal entry: ε = 1/8 gives ν = 3/8 ≤ λ/2 (the plain one)
+    ([["1/4", "3"], ["0", "1/4"]], F(3, 8), False),
+    # close to λ: ε = 1/32 (at most half the gap 1/10), ν = 9/10 + 1/32
+    ([["9/10", "1"], ["0", "9/10"]], F(9, 10) + F(1, 32), True),
+    # a 3×3 block: each superdiagonal entry scaled by ε = 1/8
+    ([["1/4", "1", "0"], ["0", "1/4", "1"], ["0", "0", "1/4"]], F(3, 8), False),
+])
+def test_split_tries_the_scaled_jordan_basis_of_a_defective_V_G(VG, nu, above_half):
+    """V = P·diag(1, 1, V_G)·P⁻¹, B = I, V_G defective (no eigenvector basis) with
+    ρ(V_G) < λ = 1: in V_G's Jordan basis scaled by ε the superdiagonal is ε, so
+    ν = ρ(V_G) + ε. Exact checks: S⁻¹VS = diag(I, V_G′), ν = ‖V_G′‖∞ (exactly the
+    expected value), V_G′ upper triangular with ρ(V_G) on its diagonal."""
+    import sympy
+
+    m = len(VG)
+    d = 2 + m
+    P = sympy.eye(d)
+    P[0, 2], P[1, d - 1], P[2, 0], P[d - 1, 1] = 1, 1, 2, -1  # mixes F and G (det −2)
+    G = sympy.Matrix([[sympy.Rational(x) for x in r] for r in VG])
+    V = P * sympy.diag(1, 1, G) * P.inv()
+    Vq = [[F(str(V[i, j])) for j in range(d)] for i in range(d)]
+    Id = [[F(int(i == j)) for j in range(d)] for i in range(d)]
+    sp, why = paranormal_split(Vq, Id)
+    assert sp is not None, why
+    Vp = sympy.Matrix(sp.Sinv) * V * sympy.Matrix(sp.S)
+    assert sympy.Matrix(sp.Sinv) * sympy.Matrix(sp.S) == sympy.eye(d)
+    assert Vp[:2, :2] == sympy.eye(2) and Vp[:2, 2:] == sympy.zeros(2, m) \
+        and Vp[2:, :2] == sympy.zeros(m, 2)
+    VGp = Vp[2:, 2:]
+    assert all(VGp[i, j] == 0 for i in range(m) for j in range(i))  # Jordan: triangular
+    assert all(VGp[i, i] == G[0, 0] for i in range(m))
+    assert sp.nu == nu == F(str(max(sum(abs(VGp[i, j]) for j in range(m)) for i in range(m))))
+    # 2ν > λ needs the combined margin (so does B' = SᵀBS with F–G blocks, as here)
+    assert (2 * sp.nu > sp.lam) == above_half and sp.combined
+
+
 @pytest.mark.slow
 def test_nu_above_half_lambda_certified_and_checked():
     """V = diag(1, 1, 3/4), Q = K = I (ν = 3/4 > λ/2, no cross terms): certified through
