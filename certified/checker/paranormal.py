@@ -176,9 +176,12 @@ def _check_cross(lemma: dict, Bp: Mat, k: int, d: int, n: int, lam: Fraction, T:
                            f"{followers}", repr(raw)[:60])
     W = {int(j): [_iv(p, f"tail_lemma.G_differences_at_T[{j}]") for p in row]
          for j, row in raw.items()}
-    if any(len(row) != d - k for row in W.values()) or not D1 > 0:
-        raise CheckFailure("tail_lemma.Delta1", f"> 0, with {d - k} intervals per follower",
-                           str(D1))
+    short = [j for j, row in sorted(W.items()) if len(row) != d - k]
+    if short:
+        raise CheckFailure(f"tail_lemma.G_differences_at_T[{short[0]}]",
+                           f"{d - k} intervals (dim G)", str(len(W[short[0]])))
+    if not D1 > 0:
+        raise CheckFailure("tail_lemma.Delta1", "> 0", str(D1))
     eps = max((max(abs(lo), abs(hi)) for row in lemma["differences_at_T"].values()
                for p in row for lo, hi in [_iv(p, "tail_lemma.differences_at_T")]),
               default=Fraction(0))

@@ -36,7 +36,9 @@ def M(q: Fraction | int) -> mpmath.mpf:
 
 def _mq(x: mpmath.mpf, up: bool) -> str:
     """A rational just above (``up``) or just below the mpf x, 10⁻²⁵ relative away: far
-    outside the checker's own rounding (53-bit or wider) and far inside any slack."""
+    inside any slack a claim could have, and outside the checker's own rounding, which is
+    outward at 200 bits (10⁻⁶⁰; balls._P) — at 53 bits these cases could not tell the
+    bound from its rounding."""
     s = mpmath.mpf(1) + (mpmath.mpf(10) ** -25 if up else -mpmath.mpf(10) ** -25)
     return str(Q(mpmath.nstr(x * s, 50)))
 
@@ -60,11 +62,20 @@ def _kappa_discrete(lemma: dict) -> Fraction:
 
 
 def _cross_needs(lemma: dict) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
-    """κ, κ_μ and Δ₀'s lower bounds for t8_52_cross (B = K with K₁₃ = 1/2, basis = I, so
-    h_FG = h_GF = 1/2), from the stored m, μ (tail.md, the combined margin)."""
+    """κ, κ_μ and Δ₀'s lower bounds for t8_52_cross (B = QᵀK = K), from the stored m, μ
+    (tail.md, the combined margin)."""
     g, Y, lam, T, Z, eta, D1, nu, m, mu = (_f(lemma[k]) for k in (
         "g", "Y", "lambda", "T", "Z", "eta", "Delta1", "nu", "m", "mu"))
-    h = Q(1, 2)
+    # h_FG = Σ|B'_FG| = h_GF (B' = SᵀBS symmetric, B = QᵀK = K with Q = I)
+    c = edges.cert(X)
+    S = [[_f(x) for x in row] for row in lemma["basis"]]
+    K = [[_f(x) for x in row] for row in c["instance"]["K"]]
+    assert all(_f(x) == int(i == j) for i, row in enumerate(c["instance"]["Q"])
+               for j, x in enumerate(row))
+    k, d = lemma["dim_F"], len(S)
+    Bp = [[sum(S[p][i] * K[p][q] * S[q][j] for p in range(d) for q in range(d))
+           for j in range(d)] for i in range(d)]
+    h = sum(abs(Bp[i][j]) for i in range(k) for j in range(k, d))
     eps = max(abs(_f(v)) for row in lemma["differences_at_T"].values() for p in row for v in p)
     dbar = max(abs(_f(v)) for row in lemma["G_differences_at_T"].values()
                for p in row for v in p) + D1
@@ -175,7 +186,7 @@ CASES = [
         (TL, "G_differences_at_T"), lambda w: dict(w, **{"1": w["2"]})),
         "tail_lemma.G_differences_at_T"),
     Case("t8x.G_differences.two_intervals", X, set_in(
-        (TL, "G_differences_at_T"), lambda w: {"2": w["2"] * 2}), "tail_lemma.Delta1"),
+        (TL, "G_differences_at_T"), lambda w: {"2": w["2"] * 2}), "tail_lemma.G_differences_at_T[2]"),
     Case("t8x.G_differences.interval_of_three", X, set_in(
         (TL, "G_differences_at_T"), lambda w: {"2": [w["2"][0] + ["0"]]}),
         "tail_lemma.G_differences_at_T[2]"),

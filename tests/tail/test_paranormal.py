@@ -391,6 +391,37 @@ def test_split_tries_the_scaled_jordan_basis_of_a_defective_V_G(VG, nu, above_ha
     assert (2 * sp.nu > sp.lam) == above_half and sp.combined
 
 
+@pytest.mark.parametrize("coeffs", [
+    [F(1, 20), F(1, 10), F(0), F(1, 5)],           # x⁴ − x³/5 − x/10 − 1/20, irreducible
+    [F(1, 20), F(1, 10), F(0), F(0), F(0)],        # x⁵ − x/10 − 1/20, not solvable by sympy
+])
+def test_the_jordan_basis_is_skipped_for_an_irrational_spectrum(coeffs):
+    """V = diag(1, 1, C), C the companion matrix of an irreducible polynomial with
+    ρ(C) < λ = 1 but 2ρ > λ: the Jordan basis needs a rational spectrum, which the
+    characteristic polynomial decides at once (jordan_form over radicals took minutes
+    here, and raised for the quintic); the split is the one of the other bases."""
+    import sympy
+
+    from certified.tail.t8_paranormal import _jordan_basis
+
+    m = len(coeffs)
+    C = [[F(0)] * m for _ in range(m)]
+    for i in range(m - 1):
+        C[i + 1][i] = F(1)
+    for i in range(m):
+        C[i][m - 1] = coeffs[i]
+    rho = max(abs(complex(r)) for r in sympy.Matrix(C).charpoly().nroots())
+    assert 0.5 < rho < 1
+    assert _jordan_basis(sympy.Matrix(C), sympy.Integer(1)) is None
+    d = m + 2
+    V = [[F(0)] * d for _ in range(d)]
+    V[0][0] = V[1][1] = F(1)
+    for i in range(m):
+        V[2 + i][2:] = C[i]
+    sp, why = paranormal_split(V, [[F(int(i == j)) for j in range(d)] for i in range(d)])
+    assert sp is not None and rho <= float(sp.nu) <= 1, why
+
+
 @pytest.mark.slow
 def test_nu_above_half_lambda_certified_and_checked():
     """V = diag(1, 1, 3/4), Q = K = I (ν = 3/4 > λ/2, no cross terms): certified through
