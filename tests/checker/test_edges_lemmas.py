@@ -190,3 +190,22 @@ def messages() -> dict[str, str]:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_edge(case, messages):
     edges.check(case, messages)
+
+
+@pytest.mark.parametrize("T, dt", [("3/2", Q(1, 7)), ("-1/10", Q(1, 10))])
+def test_a_layer_that_is_not_one_is_refused_by_the_lemma_itself(T, dt):
+    """check_leader_follower's own contract in discrete time (Lemma T10): K = T/Δt an
+    integer ≥ 0 (the certificate reader checks T = layer·Δt first; a direct call)."""
+    import copy
+
+    from certified.checker import CheckFailure
+    from certified.checker.lemmas import check_leader_follower
+
+    c = edges.cert("t10_31")
+    lem = dict(copy.deepcopy(c[TL]), T=T)
+    B = [[Q(x) for x in row] for row in c["instance"]["K"]]
+    Qm = [[Q(x) for x in row] for row in c["instance"]["Q"]]
+    B = [[sum(Qm[k][i] * B[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
+    with pytest.raises(CheckFailure) as exc:
+        check_leader_follower(lem, Q(1), B, 3, dt=dt)
+    assert str(exc.value) == f"tail_lemma.T: Expected a layer time K·Δt (Δt = {dt}). Got {T}."

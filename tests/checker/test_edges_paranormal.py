@@ -219,3 +219,14 @@ def test_discrete_form_refuses_cross_terms():
         check_paranormal(c[TL], V, B, 3, dt=Q(1, 10))
     assert str(exc.value) == ("tail_lemma.basis: Expected SᵀBS without F–G blocks (T8's "
                               "discrete form has no cross terms). Got a non-zero cross entry.")
+
+
+def test_a_time_between_layers_is_refused_by_the_lemma_itself():
+    """check_paranormal's own contract in discrete time: T = KΔt, K an integer (only a
+    direct call reaches it: the certificate reader checks T = layer·Δt first)."""
+    c = edges.cert(D)
+    V = [[_f(x) for x in row] for row in c["instance"]["V"]]
+    B = [[_f(x) for x in row] for row in c["instance"]["K"]]  # Q = I
+    with pytest.raises(CheckFailure) as exc:
+        check_paranormal(c[TL], V, B, 4, dt=Q(1, 7))
+    assert str(exc.value) == "tail_lemma.T: Expected a layer time k·Δt (Δt = 1/7). Got 53/10."

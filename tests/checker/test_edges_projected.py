@@ -28,6 +28,21 @@ def _omega(name: str) -> list[tuple[Fraction, Fraction]]:
     return [(Q(row[0][0]), Q(row[0][1])) for row in _lem(name)["boxes_at_T"]]
 
 
+def _box1(lo: str, hi: str):
+    """Token 1's box with ψ(x) = x₁ ∈ [lo, hi] (its ω claim moved with it)."""
+    return both(set_in((TL, "boxes_at_T", 1, 0), [lo, hi]),
+                set_in((TL, "omega_at_T", 1), [lo, hi]))
+
+
+def _one_group(c: dict) -> None:
+    """Tokens 3 and 4 moved onto token 0 (box and ω): a single + group."""
+    lem = c[TL]
+    for i in (3, 4):
+        lem["boxes_at_T"][i] = [list(p) for p in lem["boxes_at_T"][0]]
+        lem["omega_at_T"][i] = list(lem["omega_at_T"][0])
+    lem["groups"] = {"+": [0, 1, 2, 3, 4]}
+
+
 _W = _omega(S)
 _PLUS_MIN = min(_W[i][0] for i in (0, 1, 2))   # the + group's closest approach to 0
 _MINUS_MAX = max(_W[i][1] for i in (3, 4))     # the − group's
@@ -55,6 +70,14 @@ CASES = [
          "tail_lemma.beta_lower"),
     Case("t7.beta_lower.zero", S, set_in((TL, "beta_lower"), "0"), "tail_lemma.beta_lower"),
     Case("t7.beta_lower.below", S, set_in((TL, "beta_lower"), "999/1000"), "VALID"),
+    # β ≤ 0: QᵀK = diag(−1, 1), or diag(0, 1) (hypotheses_hold false: Theorem 5.2 needs
+    # QᵀK ≻ 0, which the checker decides before the lemma)
+    Case("t7.beta.negative", S, both(set_in(("instance", "K"), [["-1", "0"], ["0", "1"]]),
+                                     set_in(("hypotheses_hold",), False)),
+         "tail_lemma.beta_lower"),
+    Case("t7.beta.zero", S, both(set_in(("instance", "K"), [["0", "0"], ["0", "1"]]),
+                                 set_in(("hypotheses_hold",), False)),
+         "tail_lemma.beta_lower"),
     # the norm's matrix
     Case("t7.norm_S.row_short", S, set_in((TL, "norm_S"), [["1", "0"], ["0"]]),
          "tail_lemma.norm_S"),
@@ -90,6 +113,37 @@ CASES = [
     Case("t7.limits.plus_narrowed", S, set_in((TL, "limits_psi_z"), lambda v: dict(
         v, **{"+": [str((Q(v["+"][0]) + Q(v["+"][1])) / 2), v["+"][1]]})),
         "tail_lemma.limits_psi_z.+"),
+    # the boxes' shape
+    Case("t7.boxes.row_missing", S, set_in((TL, "boxes_at_T"), lambda b: b[:-1]),
+         "tail_lemma.boxes_at_T"),
+    Case("t7.boxes.three_intervals", S, set_in((TL, "boxes_at_T"),
+                                               lambda b: [b[0] + b[0][:1]] + b[1:]),
+         "tail_lemma.boxes_at_T"),
+    # ν ≥ ‖S⁻¹WS‖₂ < λ₁ (W = V(I − Π) = diag(0, −1/2)): with S = [[1, 3], [0, 1]],
+    # S⁻¹WS = [[0, 3/2], [0, −1/2]] has 2-norm √10/2 > 1
+    Case("t7.norm_S.nu_above_lambda", S, set_in((TL, "norm_S"), [["1", "3"], ["0", "1"]]),
+         "tail_lemma.nu"),
+    # the sign groups at 0: ψ = x₁ on token 1's box
+    Case("t7.groups.token_in_0_1", S, _box1("1/2", "1/2"), "tail_lemma.omega_at_T[1]"),
+    Case("t7.groups.token_touching_0_from_above", S, _box1("0", "1"), "tail_lemma.groups"),
+    Case("t7.groups.token_straddling_0", S, _box1("-1", "1"), "tail_lemma.groups"),
+    Case("t7.groups.token_touching_0_from_below", S, _box1("-1", "0"), "tail_lemma.groups"),
+    # δ with both groups off 0 (p ≈ 0.90, q ≈ 0.16) but no positive margin; δ = 27/20,
+    # a positive margin below 1 whose leakage exceeds δ
+    Case("t7.delta.both_off_0_no_margin", S, set_in((TL, "delta"), "37/10"), "tail_lemma.m"),
+    Case("t7.delta.small_margin_large_leak", S, set_in((TL, "delta"), "27/20"),
+         "tail_lemma.delta0"),
+    Case("t7.m.half", S, set_in((TL, "m"), "1/2"), "VALID"),
+    # one sign group: no cross-group margin, δ₀ ≥ 0 only, one limit
+    Case("t7.one_group.m_claimed", S, _one_group, "tail_lemma.m"),
+    Case("t7.one_group.m_null", S, both(_one_group, set_in((TL, "m"), None)),
+         "tail_lemma.limits_psi_z"),
+    Case("t7.one_group.delta0_zero", S, both(_one_group, set_in((TL, "m"), None),
+                                             set_in((TL, "delta0"), "0")),
+         "tail_lemma.limits_psi_z"),
+    Case("t7.one_group.delta0_negative", S, both(_one_group, set_in((TL, "m"), None),
+                                                 set_in((TL, "delta0"), "-1")),
+         "tail_lemma.delta0"),
     # discrete time: T = KΔt
     Case("t7d.T.between_layers", D, both(set_in((TL, "T"), "221/100")), "tail_lemma.T"),
     Case("t7d.lambda1.no_root", D, set_in((TL, "lambda1"), ["3", "4"]), "tail_lemma.lambda1"),
@@ -104,3 +158,19 @@ def messages() -> dict[str, str]:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_edge(case, messages):
     edges.check(case, messages)
+
+
+def test_a_time_between_layers_is_refused_by_the_lemma_itself():
+    """check_projected's own contract in discrete time: T = KΔt with K an integer (the
+    certificate reader checks T = layer·Δt first, so only a direct call reaches this)."""
+    from certified.checker import CheckFailure
+    from certified.checker.projected import check_projected
+
+    c = edges.cert(D)
+    V, B = ([[Q(x) for x in row] for row in c["instance"][k]] for k in ("V", "K"))
+    assert all(Q(x) == int(i == j) for i, row in enumerate(c["instance"]["Q"])
+               for j, x in enumerate(row))  # Q = I: B = QᵀK = K
+    with pytest.raises(CheckFailure) as exc:
+        check_projected(dict(c[TL], T="221/100"), V, B, 5, dt=Q(1, 10))
+    assert str(exc.value) == ("tail_lemma.T: Expected a layer time K·Δt (Δt = 1/10). "
+                              "Got 221/100.")
