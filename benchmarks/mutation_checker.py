@@ -37,7 +37,8 @@ TESTS = ["tests/checker/test_readers.py", "tests/checker/test_issue_edits.py",
          "tests/checker/test_t9_discrete_checks.py", "tests/checker/test_t7_verdict_checks.py",
          "tests/checker/test_t11_checks.py", "tests/checker/test_edges_paranormal.py",
          "tests/checker/test_edges_projected.py", "tests/checker/test_edges_lemmas.py",
-         "tests/checker/test_edges_energy.py", "tests/checker/test_edges_verdicts.py"]
+         "tests/checker/test_edges_energy.py", "tests/checker/test_edges_verdicts.py",
+         "tests/checker/test_t8_line_checks.py"]
 SELECT = ["-k", "not remark_7_9 and not middle_token"]
 #: The functions mutated by default (mutmut names): every function of lemmas.py,
 #: projected.py, paranormal.py and energy.py that checks a claim or a verdict, and lohner.py's

@@ -147,12 +147,22 @@ CASES = [
     Case("t8.dim_F.whole_space", P, set_in((TL, "dim_F"), 3), "tail_lemma.dim_F"),
     Case("t8.dim_F.smaller_than_kernel", P, set_in((TL, "dim_F"), 1), "tail_lemma.dim_F"),
     Case("t8.dim_F.bool", P, set_in((TL, "dim_F"), True), "tail_lemma.dim_F"),
+    # V = I: F is the whole space (k = d, G empty: ν, g, Y have nothing to bound); the
+    # stored boxes are then one column short of F
+    Case("t8.F_whole_space", P, both(
+        set_in(("instance", "V"), [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]]),
+        set_in((TL, "dim_F"), 3), set_in((TL, "nu"), "0"), set_in((TL, "g"), "0"),
+        set_in((TL, "Y"), "0"), set_in((TL, "G_boxes_at_T"), [[], [], [], []]),
+        set_in((TL, "B_FF"), [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]])),
+        "tail_lemma.boxes_at_T"),
     Case("t8.lambda.zero", P, set_in((TL, "lambda"), "0"), "tail_lemma.dim_F"),
     Case("t8.lambda.not_an_eigenvalue", P, set_in((TL, "lambda"), "2"), "tail_lemma.dim_F"),
     # discrete: κ ≥ 2gY²(1 + λΔt)^{−2K} exactly, (1 + νΔt)² ≤ 1 + λΔt, T = KΔt
     Case("t8d.kappa.at_bound", D, set_in((TL, "kappa"), str(_KD)), "VALID"),
     Case("t8d.kappa.just_below", D, set_in((TL, "kappa"), str(_KD - Q(1, 10 ** 40))),
          "tail_lemma.kappa"),
+    Case("t8d.kappa.g_two_just_below", D, both(set_in((TL, "g"), "2"), set_in(
+        (TL, "kappa"), str(2 * _KD - Q(1, 10 ** 40)))), "tail_lemma.kappa"),
     Case("t8d.nu.inside_step_condition", D, set_in((TL, "nu"), "48/100"), "VALID"),
     Case("t8d.nu.outside_step_condition", D, set_in((TL, "nu"), "49/100"), "tail_lemma.nu"),
     Case("t8d.nu.below_norm", D, set_in((TL, "nu"), "24/100"), "tail_lemma.nu"),
@@ -230,3 +240,16 @@ def test_a_time_between_layers_is_refused_by_the_lemma_itself():
     with pytest.raises(CheckFailure) as exc:
         check_paranormal(c[TL], V, B, 4, dt=Q(1, 7))
     assert str(exc.value) == "tail_lemma.T: Expected a layer time k·Δt (Δt = 1/7). Got 53/10."
+
+
+def test_the_step_size_condition_at_equality_is_accepted():
+    """(1 + νΔt)² ≤ 1 + λΔt at equality: Δt = 21/100, λ = 1 (1 + λΔt = (11/10)²),
+    ν = 10/21. The condition holds, so the check moves on (and stops at T = 53/10, not a
+    layer time of this Δt); ν a little larger fails the condition itself."""
+    c = edges.cert(D)
+    V = [[_f(x) for x in row] for row in c["instance"]["V"]]
+    B = [[_f(x) for x in row] for row in c["instance"]["K"]]  # Q = I
+    for nu, field in (("10/21", "tail_lemma.T"), ("101/210", "tail_lemma.nu")):
+        with pytest.raises(CheckFailure) as exc:
+            check_paranormal(dict(c[TL], nu=nu), V, B, 4, dt=Q(21, 100))
+        assert exc.value.where == field, str(exc.value)

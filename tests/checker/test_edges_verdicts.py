@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from . import edges
-from .edges import Case, set_in
+from .edges import Case, both, set_in
 from .test_edges_lemmas import _rate
 
 A, R, E, S = "t4_21", "t4_42", "t4_85_ref", "t7_52"
@@ -156,6 +156,8 @@ CASES = [
     Case("t9v.proved.in_discrete_time", N9, set_in(("limit", "proved"), {}), "limit.proved"),
     # Lemma T8's verdict (Theorem 5.2, dim F = 2)
     Case("t8v.theorem_4_2_with_dim_F_2", P8, set_in(("theorem",), "4.2"), "hypotheses_hold"),
+    Case("t8v.theorem_4_2_outside_its_hypotheses", P8, both(
+        set_in(("theorem",), "4.2"), set_in(("hypotheses_hold",), False)), "verdict"),
     Case("t8v.verdict.refuted", P8, set_in(("verdict",), "refuted"), "verdict"),
     Case("t8v.F.a_number", P8, set_in(("limit", "F"), 2), "limit.F"),
     Case("t8v.not_proved.a_list", P8, set_in(("limit", "not_proved"), ["x"]),
