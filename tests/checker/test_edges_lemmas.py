@@ -104,6 +104,12 @@ def _near(x: mpmath.mpf, rel: str) -> str:
 
 
 _B4, _B10 = _bootstrap(F), _bootstrap("t10_31")
+def _lem10() -> dict:
+    lem = edges.cert("t10_31")[TL]
+    assert (lem["lambda"], lem["dt"], lem["T"]) == ("1", "1/10", "3/2")  # q = 11/10, K = 15
+    return lem
+
+
 def _q2k() -> Fraction:
     lem = edges.cert("t10_31")[TL]
     lam, dt, T = Q(lem["lambda"]), Q(lem["dt"]), Q(lem["T"])
@@ -129,6 +135,14 @@ CASES = [
     Case("t10.eta0.just_below_bootstrap", "t10_31",
          set_in((TL, "eta0"), _near(_B10[1], "-1e-20")), "tail_lemma.eta0"),
     # T10's sums need m·q^{2K} ≥ 1/2: at 1/2 the sums hold (and δ₀ fails), below they do not
+    # one cluster (T8 on a line, m = 1 stored): (Hm) is vacuous and m ≤ 1 is required
+    Case("t8l.m.above_one", "t8_52_line", set_in((TL, "m"), "3/2"), "tail_lemma.m"),
+    # T10's rate constant min(m, μ)·(1 + λΔt)^K is exact: at it, accepted
+    Case("t10.rate.at_bound", "t10_31", set_in((TL, "rate_constant"), lambda _: str(
+        min(Q(_lem10()["m"]), Q(_lem10()["mu"])) * Q(11, 10) ** 15)), "VALID"),
+    Case("t10.rate.just_above", "t10_31", set_in((TL, "rate_constant"), lambda _: str(
+        min(Q(_lem10()["m"]), Q(_lem10()["mu"])) * Q(11, 10) ** 15 + _TINY)),
+        "tail_lemma.rate_constant"),
     Case("t10.m.sums_at_half", "t10_31", set_in((TL, "m"), lambda _: str(1 / (2 * _q2k()))),
          "tail_lemma.delta0"),
     Case("t10.m.sums_below_half", "t10_31",
@@ -192,7 +206,7 @@ def test_edge(case, messages):
     edges.check(case, messages)
 
 
-@pytest.mark.parametrize("T, dt", [("3/2", Q(1, 7)), ("-1/10", Q(1, 10))])
+@pytest.mark.parametrize("T, dt", [("3/2", Q(1, 7)), ("-1/10", Q(1, 10)), ("0", Q(1, 10))])
 def test_a_layer_that_is_not_one_is_refused_by_the_lemma_itself(T, dt):
     """check_leader_follower's own contract in discrete time (Lemma T10): K = T/Δt an
     integer ≥ 0 (the certificate reader checks T = layer·Δt first; a direct call)."""
@@ -208,4 +222,8 @@ def test_a_layer_that_is_not_one_is_refused_by_the_lemma_itself(T, dt):
     B = [[sum(Qm[k][i] * B[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
     with pytest.raises(CheckFailure) as exc:
         check_leader_follower(lem, Q(1), B, 3, dt=dt)
-    assert str(exc.value) == f"tail_lemma.T: Expected a layer time K·Δt (Δt = {dt}). Got {T}."
+    if T == "0":  # the layer 0 is one (the bootstrap then fails: the stored δ₀ is for K = 15)
+        assert exc.value.where == "tail_lemma.delta0", str(exc.value)
+    else:
+        assert str(exc.value) == (f"tail_lemma.T: Expected a layer time K·Δt (Δt = {dt}). "
+                                  f"Got {T}.")

@@ -15,7 +15,7 @@ from .edges import Case, both, set_in
 from .test_edges_lemmas import _rate
 
 A, R, E, S = "t4_21", "t4_42", "t4_85_ref", "t7_52"
-N9, P8 = "t9_85_discrete", "t8_52"
+N9, P8, L8, T10 = "t9_85_discrete", "t8_52", "t8_52_line", "t10_31"
 CL = ("limit", "clusters")
 
 
@@ -80,6 +80,31 @@ CASES = [
          "limit.clusters[0].is_hull_vertex"),
     Case("t4v.flags.witness_not_a_number", A, set_in(_cl(0, "exposing_functional"), ["x"]),
          "limit.clusters[0].exposing_functional"),
+    Case("t4v.flags.is_zero_undecided", A, set_in(_cl(0, "is_zero"), "undecided"), "VALID"),
+    Case("t4v.flags.witness_on_a_box_overlapping_the_other", A, both(
+        set_in(_cl(0, "center"), [["-2.0139348", "2"]]),
+        set_in(_cl(0, "exposing_functional"), ["1"])), "limit.clusters[0].is_hull_vertex"),
+    Case("t4v.clusters.a_T8_field", A, set_in(_cl(0, "center_F_coordinates"), [["0", "1"]]),
+         "limit.clusters[0].center_F_coordinates"),
+    Case("t4v.rate_constant.half", A, set_in(("limit", "rate_constant"), "1/2"), "VALID"),
+    Case("t4v.leaders.wrong_on_4_2", R, set_in(("limit", "leaders"), [0, 1]), "limit.leaders"),
+    # one cluster (T8 on a line): is_zero = false needs a centre box excluding 0
+    Case("t8l.is_zero.box_across_0", L8, set_in(_cl(0, "center_F_coordinates"),
+                                                [["-1", "1/10"]]), "limit.clusters[0].is_zero"),
+    Case("t8l.is_zero.box_up_to_0", L8, set_in(_cl(0, "center_F_coordinates"), [["-1", "0"]]),
+         "limit.clusters[0].is_zero"),
+    Case("t8l.is_zero.box_below_0", L8, set_in(_cl(0, "center_F_coordinates"),
+                                               [["-1", "-1/10"]]), "VALID"),
+    Case("t8l.is_zero.undecided_across_0", L8, both(
+        set_in(_cl(0, "center_F_coordinates"), [["-1", "1/10"]]),
+        set_in(_cl(0, "is_zero"), "undecided")), "VALID"),
+    # Theorem 4.2 in d = 2 from Lemma T10 (V = I): undecided, and then nothing is claimed
+    Case("t4v.undecided_claims_nothing", T10, both(
+        set_in(("theorem",), "4.2"), set_in(("hypotheses_hold",), False),
+        set_in(("verdict",), "undecided")), "limit"),
+    Case("t4v.coordinate_limits_in_d_2", T10, set_in(("limit", "coordinate_limits"),
+                                                      [["0", "1"]] * 3),
+         "limit.coordinate_limits"),
     # Theorem 4.2 in d = 1: each token's coordinate and each cluster's value
     Case("t4v.coordinate_limits.short", R, set_in(("limit", "coordinate_limits"),
                                                   lambda v: v[:2]), "limit.coordinate_limits"),
