@@ -155,14 +155,22 @@ LONG = {"t6_small", "t7_52", "t8_52", "t8_52_cross", "t8_52_line", "t8_42_line",
 _REPLAY_INPUTS = ("instance", "integration")
 
 
+def _kind(cert: dict) -> tuple:
+    """What a field pattern is tampered once per: the lemma, the verdict, whether it is an
+    audit, and whether time is discrete (the layer map's checks read the same field names
+    through other code: T9's E_T_upper in check_t9_data and in check_t9_discrete)."""
+    lemma = cert.get("tail_lemma") or {}
+    return (lemma.get("lemma", "").split(" ")[0], cert["verdict"],
+            cert.get("audit") is not None, "dt" in lemma)
+
+
 def cases(certs: dict[str, dict], every: bool = False) -> list[tuple[str, tuple]]:
     """The tamper cases: every non-informational leaf of every certificate, or (default)
     the first leaf of each field pattern per lemma and verdict (limit.clusters[].center[]
     once for Lemma T4's certified certificates, …)."""
     out, seen = [], set()
     for name, cert in certs.items():
-        kind = ((cert.get("tail_lemma") or {}).get("lemma", "").split(" ")[0], cert["verdict"],
-                cert.get("audit") is not None)
+        kind = _kind(cert)
         for p in leaves(cert):
             if is_informational(p) or (name, p) in ALWAYS_TRUE or \
                     (name in VACUOUS_X0 and p[:2] == ("instance", "X0")) or \
@@ -190,8 +198,7 @@ def objects(certs: dict[str, dict], sections: tuple[str, ...]) -> list[tuple[str
     inside ``sections`` (the claims), for :func:`structural_edits`."""
     out, seen = [], set()
     for name, cert in certs.items():
-        kind = ((cert.get("tail_lemma") or {}).get("lemma", "").split(" ")[0], cert["verdict"],
-                cert.get("audit") is not None)
+        kind = _kind(cert)
         for p in _objects(cert):
             if p and p[0] in sections and not is_informational(p) \
                     and (kind, pattern(p)) not in seen:

@@ -97,6 +97,17 @@ CASES = [
                                               str(_c_bound(_E, _K) + _TINY)),
          "limit.rate.c_lower_bound"),
     Case("t9d.c.zero", F, _with(c_lower=0), "tail_lemma.c_lower"),
+    # every token at the origin: Σ q_i = 0 allows E_T = 0, which the lemma excludes
+    Case("t9d.E.zero_at_the_origin", F, both(
+        set_in((TL, "boxes_at_T"), [[["0", "0"], ["0", "0"]]] * N),
+        set_in((TL, "q_at_T_upper"), ["0"] * N), _with(E_T_upper=0)), "tail_lemma.E_T_upper"),
+    # numbers that are not (each reader names its field; T9's continuous form reads the
+    # same names through T6's data)
+    Case("t9d.malformed.q", F, set_in((TL, "q_at_T_upper"), lambda q: ["x"] + q[1:]),
+         "tail_lemma.q_at_T_upper[0]"),
+    Case("t9d.malformed.E", F, _with(E_T_upper="x"), "tail_lemma.E_T_upper"),
+    Case("t9d.malformed.kappa", F, _with(kappa_lower="x"), "tail_lemma.kappa_lower"),
+    Case("t9d.malformed.c", F, set_in((TL, "c_lower"), "x"), "tail_lemma.c_lower"),
     # r, μ, h, the boxes' shape
     Case("t9d.rank_bound.three", F, set_in((TL, "rank_bound"), 3), "tail_lemma.rank_bound"),
     Case("t9d.rank_bound.one", F, set_in((TL, "rank_bound"), 1), "tail_lemma.rank_bound"),
