@@ -4,11 +4,10 @@ verdict of a run that proves nothing, and the timescale (``proofs_notes/checker.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from .errors import CheckFailure
-from .lemmas import closed
+from .lemmas import _q, closed
 
 __all__ = ["THEOREMS", "check_timescale", "nothing_claimed"]
 
@@ -32,22 +31,22 @@ def check_timescale(ctx: Any, parsed: dict) -> None:
     ts = ctx.obj.get("timescale")
     if ctx.lemma is None or ts is None:
         return
-    T = Fraction(ctx.lemma["T"])
+    T = _q(ctx.lemma["T"], "tail_lemma.T")
     allowed = {"T", "T_float", "meaning", "T_first", "T_first_float", "T_used",
                "delta0_at_first", "delta0_at_T_used"}
     closed(ts, allowed, "timescale")
     for key in ("T", "T_used"):
-        if key in ts and Fraction(str(ts[key])) != T:
+        if key in ts and _q(ts[key], f"timescale.{key}") != T:
             raise CheckFailure(f"timescale.{key}", f"{T} (tail_lemma.T)", repr(ts[key]))
-    if "T_first" in ts and not 0 <= Fraction(str(ts["T_first"])) <= T:
+    if "T_first" in ts and not 0 <= _q(ts["T_first"], "timescale.T_first") <= T:
         raise CheckFailure("timescale.T_first", f"a time in [0, {T}]", repr(ts["T_first"]))
     for key in ("T_float", "T_first_float"):
         base = ts.get(key.replace("_float", "") if key != "T_float" else "T",
                       ts.get("T_used"))
-        if key in ts and ts[key] != float(Fraction(str(base))):
-            raise CheckFailure(f"timescale.{key}", repr(float(Fraction(str(base)))),
+        if key in ts and ts[key] != float(_q(base, f"timescale.{key}")):
+            raise CheckFailure(f"timescale.{key}", repr(float(_q(base, f"timescale.{key}"))),
                                repr(ts[key]))
     if "delta0_at_T_used" in ts and "delta0" in parsed and \
-            Fraction(str(ts["delta0_at_T_used"])) < parsed["delta0"]:
+            _q(ts["delta0_at_T_used"], "timescale.delta0_at_T_used") < parsed["delta0"]:
         raise CheckFailure("timescale.delta0_at_T_used", f">= {float(parsed['delta0'])!r} "
                            "(δ₀ recomputed at T)", repr(ts["delta0_at_T_used"]))

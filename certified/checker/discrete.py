@@ -192,7 +192,7 @@ def check_discrete(ctx: Any) -> str:
     ctx.steps_checked = layers
     check_timescale(ctx, lf)
     ts = ctx.obj.get("timescale") or {}
-    if "T_first" in ts and (Fraction(str(ts["T_first"])) / dt).denominator != 1:
+    if "T_first" in ts and (_frac(ts["T_first"], "timescale.T_first") / dt).denominator != 1:
         raise CheckFailure("timescale.T_first", f"a layer time k·Δt (Δt = {dt})",
                            repr(ts["T_first"]))
     n = ctx.n

@@ -49,27 +49,44 @@ def _check_proved(lim: dict, lemma: dict) -> None:
     if pr.get("for t >= T") != T6_STATEMENT:
         raise CheckFailure("limit.proved.for t >= T", repr(T6_STATEMENT),
                            repr(pr.get("for t >= T")))
-    if Fraction(str(pr.get("T"))) != Fraction(lemma["T"]):
+    if _q(pr.get("T"), "limit.proved.T") != _q(lemma["T"], "tail_lemma.T"):
         raise CheckFailure("limit.proved.T", str(lemma["T"]), repr(pr.get("T")))
-    if Fraction(str(pr.get(T6_BOUND))) < Fraction(lemma["sup_q_upper"]):
+    if _q(pr.get(T6_BOUND), f"limit.proved.{T6_BOUND}") < \
+            _q(lemma["sup_q_upper"], "tail_lemma.sup_q_upper"):
         raise CheckFailure(f"limit.proved.{T6_BOUND}", f">= {lemma['sup_q_upper']} "
                            "(tail_lemma.sup_q_upper, checked against the replay)",
                            repr(pr.get(T6_BOUND)))
 
 
+def _is_q(x: str, value: Fraction) -> bool:
+    """Whether the string x is the exact number ``value`` (False for a non-number)."""
+    try:
+        return Fraction(x) == value
+    except (ValueError, ZeroDivisionError):
+        return False
+
+
+def _bounds(lemma: dict) -> list[Fraction]:
+    """``q_at_T_upper`` read as a list of exact numbers, each named in a failure."""
+    qs = lemma["q_at_T_upper"]
+    if not isinstance(qs, list) or not qs:
+        raise CheckFailure("tail_lemma.q_at_T_upper", "a list of bounds", repr(qs)[:60])
+    return [_q(q, f"tail_lemma.q_at_T_upper[{i}]") for i, q in enumerate(qs)]
+
+
 def check_t6_data(lemma: dict, lam: Fraction, t_end: Fraction, variable: str) -> None:
     """Lemma T6's data that need no replay: V = −μI in x at T = t_end, exp(L) ≥ n for the
     stored L ≥ log n, sup bound ≥ max of the stored q_i(T) and L (Lemma C7)."""
-    if variable != "x" or lam >= 0 or -lam != Fraction(lemma["mu"]) or \
-            Fraction(lemma["T"]) != t_end:
+    if variable != "x" or lam >= 0 or -lam != _q(lemma["mu"], "tail_lemma.mu") or \
+            _q(lemma["T"], "tail_lemma.T") != t_end:
         raise CheckFailure("tail_lemma", f"T6 data for V = −μI in x at T = {t_end}",
                            f"mu = {lemma.get('mu')}, T = {lemma.get('T')}")
-    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
-    L = Fraction(lemma["log_n_upper"])
+    qs = _bounds(lemma)
+    L = _q(lemma["log_n_upper"], "tail_lemma.log_n_upper")
     n = len(qs)
     if const(L).exp().lo_q() < n:
         raise CheckFailure("tail_lemma.log_n_upper", f"L with e^L >= {n}", str(L))
-    if Fraction(lemma["sup_q_upper"]) < max(max(qs), L):
+    if _q(lemma["sup_q_upper"], "tail_lemma.sup_q_upper") < max(max(qs), L):
         raise CheckFailure("tail_lemma.sup_q_upper", f">= {float(max(max(qs), L))!r} "
                            "(max of q_at_T_upper and log_n_upper)", str(lemma["sup_q_upper"]))
 
@@ -78,7 +95,7 @@ def check_t6_at_T(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int, S
               t_end: Fraction, variable: str) -> None:
     """Lemma T6's inputs at T: q_i(T) = x_iᵀBx_i ≤ stored bound on the replayed box."""
     d = len(B)
-    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
+    qs = _bounds(lemma)
     if len(qs) != n:
         raise CheckFailure("tail_lemma.q_at_T_upper", f"{n} bounds", str(len(qs)))
     box = S.box().reshape(n, d)
@@ -121,11 +138,11 @@ def check_t9_data(lemma: dict, n: int, d: int) -> dict:
     """Lemma T9's constants from T6's (already checked) data: E_T ≥ Σ q_i(T) bounds,
     r = max(1, min(d, n − 1)), 0 < κ ≤ e^{−2E_T} (the ball's lower end), and
     0 < c ≤ μκE_T/(nr) in exact rationals. Returns c."""
-    E = Fraction(lemma["E_T_upper"])
-    qs = [Fraction(q) for q in lemma["q_at_T_upper"]]
-    kappa = Fraction(lemma["kappa_lower"])
+    E = _q(lemma["E_T_upper"], "tail_lemma.E_T_upper")
+    qs = _bounds(lemma)
+    kappa = _q(lemma["kappa_lower"], "tail_lemma.kappa_lower")
     r = _energy_constants(lemma, E, sum(qs, Fraction(0)), kappa, n, d)
-    mu, c = Fraction(lemma["mu"]), Fraction(lemma["c_lower"])
+    mu, c = _q(lemma["mu"], "tail_lemma.mu"), _q(lemma["c_lower"], "tail_lemma.c_lower")
     bound = mu * kappa * E / (n * r)
     if not 0 < c <= bound:
         raise CheckFailure("tail_lemma.c_lower", f"0 < c <= mu·kappa·E_T/(n·r) = "
@@ -157,7 +174,7 @@ def check_t9_limit(obj: dict, lemma: dict, c: Fraction, n: int, d: int,
         P = lim["attention_limit"]
         if not (isinstance(P, list) and len(P) == n and all(
                 isinstance(row, list) and len(row) == n and
-                all(isinstance(x, str) and Fraction(x) == Fraction(1, n) for x in row)
+                all(isinstance(x, str) and _is_q(x, Fraction(1, n)) for x in row)
                 for row in P)):
             raise CheckFailure("limit.attention_limit", f"every entry 1/{n}", repr(P)[:80])
     if "attention_rank" in lim and (type(lim["attention_rank"]) is not int or
@@ -168,7 +185,7 @@ def check_t9_limit(obj: dict, lemma: dict, c: Fraction, n: int, d: int,
         if rate.get("statement") != statement:
             raise CheckFailure("limit.rate.statement", repr(statement),
                                repr(rate.get("statement")))
-        if not 0 < Fraction(str(rate.get("c_lower_bound"))) <= c:
+        if not 0 < _q(rate.get("c_lower_bound"), "limit.rate.c_lower_bound") <= c:
             raise CheckFailure("limit.rate.c_lower_bound", f"0 < c <= {c} (tail_lemma.c_lower, "
                                "checked)", repr(rate.get("c_lower_bound")))
 

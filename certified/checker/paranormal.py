@@ -171,7 +171,7 @@ def _check_cross(lemma: dict, Bp: Mat, k: int, d: int, n: int, lam: Fraction, T:
     if Z < Zmin:
         raise CheckFailure("tail_lemma.Z", f">= {float(Zmin)!r} (max |boxes_at_T|)", str(Z))
     raw = lemma["G_differences_at_T"]
-    if not isinstance(raw, dict) or sorted(int(j) for j in raw) != followers:
+    if not isinstance(raw, dict) or sorted(raw) != sorted(str(j) for j in followers):
         raise CheckFailure("tail_lemma.G_differences_at_T", f"boxes for the followers "
                            f"{followers}", repr(raw)[:60])
     W = {int(j): [_iv(p, f"tail_lemma.G_differences_at_T[{j}]") for p in row]
