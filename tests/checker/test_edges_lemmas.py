@@ -227,3 +227,26 @@ def test_a_layer_that_is_not_one_is_refused_by_the_lemma_itself(T, dt):
     else:
         assert str(exc.value) == (f"tail_lemma.T: Expected a layer time K·Δt (Δt = {dt}). "
                                   f"Got {T}.")
+
+
+def _two_leaders(mu):
+    """A hand-made Lemma T4 in d = 1: two tokens at ∓2, each its own leader (no
+    followers), m = 1 ≤ the margin 8 − O(δ + η), the bootstrap (Hb) satisfied with room:
+    tail(1) = e^{−e²}/e² < 10⁻⁴, so δ₀, η₀ ≤ 4·10⁻⁴ < 10⁻³."""
+    return {"lemma": "T4 (leader-follower, V = λI)", "T": "1", "lambda": "1",
+            "leader_map": [0, 1], "boxes_at_T": [[["-2", "-2"]], [["2", "2"]]],
+            "differences_at_T": {}, "D": "4", "m": "1", "mu": mu, "delta": "1/10",
+            "eta": "1/5", "delta0": "1/1000", "eta0": "1/1000", "rate_constant": "1"}
+
+
+def test_no_followers_means_no_within_cluster_margin():
+    """(Hμ) is about followers: with none, μ must be null (and the rate uses m alone)."""
+    from certified.checker import CheckFailure
+    from certified.checker.lemmas import check_leader_follower
+
+    lf = check_leader_follower(_two_leaders(None), Q(1), [[Q(1)]], 2)
+    assert lf["mu"] is None and lf["m"] == 1 and lf["leader"] == [0, 1]
+    assert lf["rate_lo"] > 2  # m·e^{λT} = e, its lower end
+    with pytest.raises(CheckFailure) as exc:
+        check_leader_follower(_two_leaders("1/2"), Q(1), [[Q(1)]], 2)
+    assert str(exc.value) == "tail_lemma.mu: Expected null (no followers). Got 1/2."

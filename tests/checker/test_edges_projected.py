@@ -174,3 +174,35 @@ def test_a_time_between_layers_is_refused_by_the_lemma_itself():
         check_projected(dict(c[TL], T="221/100"), V, B, 5, dt=Q(1, 10))
     assert str(exc.value) == ("tail_lemma.T: Expected a layer time K·Δt (Δt = 1/10). "
                               "Got 221/100.")
+
+
+def test_one_sign_group_has_no_cross_group_rate():
+    """Lemma T7's verdict with a single sign group (a parsed lemma with m = None): the
+    cross-group rate may be stated only with m null; with two groups, m at most the
+    recomputed margin, equality included."""
+    from certified.checker import CheckFailure
+    from certified.checker.projected import T7_RATE_STATEMENT, check_t7_verdict
+
+    lim = (Q(2), Q(3))
+    pb = {"groups": {"+": [0, 1], "-": []}, "limits": {"+": lim}, "psi": [(Q(1), Q(1))],
+          "phi": [(Q(1), Q(1))], "m": None}
+
+    def cert(m):
+        return {"theorem": "4.2", "verdict": "certified", "evidence": None, "limit": {
+            "coordinate_limits": [["2", "3"], ["2", "3"]], "hyperplane_values": [["2", "3"]],
+            "cross_group_rate": {"statement": T7_RATE_STATEMENT, "m": m}}}
+    check_t7_verdict(cert(None), pb)
+    with pytest.raises(CheckFailure) as exc:
+        check_t7_verdict(cert("1"), pb)
+    assert str(exc.value) == ("limit.cross_group_rate.m: Expected null (a single sign group "
+                              "has no cross-group margin). Got '1'.")
+    two = dict(pb, groups={"+": [0], "-": [1]}, limits={"+": lim, "-": (-lim[1], -lim[0])},
+               m=Q(3, 2))
+    c = cert("3/2")
+    c["limit"].update(coordinate_limits=[["2", "3"], ["-3", "-2"]],
+                      hyperplane_values=[["2", "3"], ["-3", "-2"]])
+    check_t7_verdict(c, two)
+    c["limit"]["cross_group_rate"]["m"] = "301/200"
+    with pytest.raises(CheckFailure) as exc:
+        check_t7_verdict(c, two)
+    assert exc.value.where == "limit.cross_group_rate.m"
