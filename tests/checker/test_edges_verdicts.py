@@ -86,6 +86,10 @@ CASES = [
         set_in(_cl(0, "exposing_functional"), ["1"])), "limit.clusters[0].is_hull_vertex"),
     Case("t4v.clusters.a_T8_field", A, set_in(_cl(0, "center_F_coordinates"), [["0", "1"]]),
          "limit.clusters[0].center_F_coordinates"),
+    # with two clusters is_zero = false is proved by T4 (4): c_kᵀB(c_k − c_k′) ≥ m > 0,
+    # so c_k ≠ 0 whatever its box; a centre box widened across 0 is accepted
+    Case("t4v.flags.is_zero_false_two_clusters_box_across_0", A,
+         set_in(_cl(0, "center"), [["-2.0139348", "1/10"]]), "VALID"),
     Case("t4v.rate_constant.half", A, set_in(("limit", "rate_constant"), "1/2"), "VALID"),
     Case("t4v.leaders.wrong_on_4_2", R, set_in(("limit", "leaders"), [0, 1]), "limit.leaders"),
     # one cluster (T8 on a line): is_zero = false needs a centre box excluding 0
