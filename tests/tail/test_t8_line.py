@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from fractions import Fraction as F
 
 import numpy as np
 import pytest
@@ -126,12 +127,25 @@ def test_theorem_4_2_on_the_line_is_certified_with_its_coordinate_limits():
 
 
 def test_theorem_4_2_on_the_line_needs_nu_below_lambda():
-    """V_G = [[1/2, 1/2], [0, 1/2]] (a Jordan block) has ν = 1 = λ in the bases tried, so
-    ν < λ is not proved (although ρ(V_G) = 1/2): no line split, undecided before
-    integrating, naming it."""
-    inst = Instance.create(V=[[1, 0, 0], [0, "1/2", "1/2"], [0, 0, "1/2"]],
+    """V_G = [[1/2, −1/2], [1/2, 1/2]] (eigenvalues (1 ± i)/2, of modulus 0.71 < λ = 1)
+    has ν = |a| + |b| = 1 = λ in the bases tried (its real eigenvector basis; the Jordan
+    basis needs a rational spectrum), so ν < λ is not proved: no line split, undecided
+    before integrating, naming it."""
+    inst = Instance.create(V=[[1, 0, 0], [0, "1/2", "-1/2"], [0, "1/2", "1/2"]],
                            Q=[[1, 0, 0], [0, 1, 0], [0, 0, 1]],
                            K=[[-1, 0, 0], [0, 1, 0], [0, 0, 1]], X0=[[1, 0, 0], [0, 1, 0]])
     v = certify(inst, "4.2", digits=8, max_seconds=None, t_max=1)
     assert v.verdict == "undecided" and v.trajectory is None
     assert "ν = λ = 1: λ is not proved strictly dominant" in v.reason, v.reason
+
+
+def test_a_jordan_block_below_lambda_gets_a_line_split():
+    """V_G = [[1/2, 1/2], [0, 1/2]] (a Jordan block, ρ(V_G) = 1/2): ‖V_G‖∞ = 1 = λ in
+    range(V − λI)'s columns, and 3/4 < λ in its Jordan basis scaled by ε = 1/4, so the
+    line split exists with ν = 3/4 (the checker re-verifies any basis exactly)."""
+    from certified.tail.t8_paranormal import paranormal_split
+
+    V = [[F(1), F(0), F(0)], [F(0), F(1, 2), F(1, 2)], [F(0), F(0), F(1, 2)]]
+    B = [[F(-1), F(0), F(0)], [F(0), F(1), F(0)], [F(0), F(0), F(1)]]
+    sp, why = paranormal_split(V, B, min_dim=1)
+    assert sp is not None and sp.dim_f == 1 and sp.nu == F(3, 4) < sp.lam, why
