@@ -130,3 +130,19 @@ def messages() -> dict[str, str]:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_edge(case, messages):
     edges.check(case, messages)
+
+
+@pytest.mark.parametrize("value, message", [
+    ("x", "tail_lemma.q_at_T_upper: Expected a list of bounds. Got 'x'."),
+    ([], "tail_lemma.q_at_T_upper: Expected a list of bounds. Got []."),
+    (["1", "y"], "tail_lemma.q_at_T_upper[1]: Expected an exact number. Got 'y'."),
+])
+def test_the_bounds_list_is_read_naming_each_entry(value, message):
+    """T6's and T9's q_at_T_upper: a list of exact numbers, each named in a failure."""
+    from certified.checker import CheckFailure
+    from certified.checker.energy import _bounds
+
+    assert _bounds({"q_at_T_upper": ["1/2", "3"]}) == [Q(1, 2), Q(3)]
+    with pytest.raises(CheckFailure) as exc:
+        _bounds({"q_at_T_upper": value})
+    assert str(exc.value) == message
