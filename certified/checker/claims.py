@@ -43,9 +43,10 @@ def check_timescale(ctx: Any, parsed: dict) -> None:
     for key in ("T_float", "T_first_float"):
         base = ts.get(key.replace("_float", "") if key != "T_float" else "T",
                       ts.get("T_used"))
-        if key in ts and ts[key] != float(_q(base, f"timescale.{key}")):
-            raise CheckFailure(f"timescale.{key}", repr(float(_q(base, f"timescale.{key}"))),
-                               repr(ts[key]))
+        if key in ts:
+            want = float(_q(base, f"timescale.{key}"))
+            if ts[key] != want:
+                raise CheckFailure(f"timescale.{key}", repr(want), repr(ts[key]))
     if "delta0_at_T_used" in ts and "delta0" in parsed and \
             _q(ts["delta0_at_T_used"], "timescale.delta0_at_T_used") < parsed["delta0"]:
         raise CheckFailure("timescale.delta0_at_T_used", f">= {float(parsed['delta0'])!r} "

@@ -152,6 +152,21 @@ def _jordan_basis(VG: sympy.Matrix, lam: Any) -> sympy.Matrix | None:
     return T if T.det() != 0 else None
 
 
+def _smaller_nu(Vs: sympy.Matrix, Ss: sympy.Matrix, Sinv: sympy.Matrix, k: int, nu: Any,
+                basis: Any) -> tuple[sympy.Matrix, sympy.Matrix, Any]:
+    """S with its G columns S_G replaced by S_G·T, T = ``basis``(V_G), when V_G has a
+    smaller ‖·‖∞ in that basis (T⁻¹V_GT); otherwise S unchanged. Returns (S, S⁻¹, ν)."""
+    VG = Sinv[k:, :] * Vs * Ss[:, k:]
+    Tm = basis(VG)
+    if Tm is None:
+        return Ss, Sinv, nu
+    nu2 = _row_sum_norm(Tm.inv() * VG * Tm)
+    if nu2 >= nu:
+        return Ss, Sinv, nu
+    Ss = sympy.Matrix.hstack(Ss[:, :k], Ss[:, k:] * Tm)
+    return Ss, Ss.inv(), nu2
+
+
 def paranormal_split(V: Matrix, B: Matrix, min_dim: int = 2) -> tuple[Split | None, str]:
     """Decide exactly whether Lemma T8 applies to (V, B) and return its splitting.
 
@@ -183,36 +198,21 @@ def paranormal_split(V: Matrix, B: Matrix, min_dim: int = 2) -> tuple[Split | No
         return None, f"λ = {lam_s} is not semisimple: F ∩ range(V − λI) ≠ {{0}}"
     Sinv = Ss.inv()
     k = len(Fb)
-    Vp = Sinv * Vs * Ss
-    VG = Vp[k:, k:]
-    nu = _row_sum_norm(VG)
+    nu = _row_sum_norm(Sinv[k:, :] * Vs * Ss[:, k:])
     # The norm on G: ν is ‖V_G‖∞ in the basis of G used, and any basis of G is valid (the
     # checker verifies S⁻¹VS = diag(λI, V_G) for the stored S). Besides range(V − λI)'s
     # column basis, try V_G's own (real) eigenvector basis, in which ν is the largest
-    # |μ| of a real eigenvalue, or |a| + |b| of a complex pair a ± ib: keep the smaller ν.
+    # |μ| of a real eigenvalue, or |a| + |b| of a complex pair a ± ib, and, while 2ν > λ,
+    # its scaled Jordan basis (a defective V_G): keep the smallest ν.
     if d - k >= 2 and nu > 0:
-        Tm = _eigen_basis(VG)
-        if Tm is not None:
-            VG2 = Tm.inv() * VG * Tm
-            nu2 = _row_sum_norm(VG2)
-            if nu2 < nu:  # VG2 is V_G in the new basis S_G·Tm of G
-                Ss = sympy.Matrix.hstack(Ss[:, :k], Ss[:, k:] * Tm)
-                Sinv = Ss.inv()
-                nu = nu2
-    if d - k >= 2 and 2 * nu > lam_s:  # a defective V_G: its scaled Jordan basis
-        VG = Sinv[k:, :] * Vs * Ss[:, k:]
-        Tm = _jordan_basis(VG, lam_s)
-        if Tm is not None:
-            nu2 = _row_sum_norm(Tm.inv() * VG * Tm)
-            if nu2 < nu:
-                Ss = sympy.Matrix.hstack(Ss[:, :k], Ss[:, k:] * Tm)
-                Sinv = Ss.inv()
-                nu = nu2
+        Ss, Sinv, nu = _smaller_nu(Vs, Ss, Sinv, k, nu, _eigen_basis)
+    if d - k >= 2 and 2 * nu > lam_s:
+        Ss, Sinv, nu = _smaller_nu(Vs, Ss, Sinv, k, nu, lambda G: _jordan_basis(G, lam_s))
     lam = _frac(lam_s)
     if _frac(nu) > lam:
         return None, (f"‖V_G‖∞ = {nu} > λ = {lam_s} in the bases tried (range(V − λI)'s "
-                      "columns, V_G's eigenvectors, its scaled Jordan basis): Lemma T8 needs the G-growth rate ν ≤ λ "
-                      "(ν ≤ λ/2 without its combined margin)")
+                      "columns, V_G's eigenvectors, its scaled Jordan basis): Lemma T8 "
+                      "needs the G-growth rate ν ≤ λ (ν ≤ λ/2 without its combined margin)")
     Bs = sympy.Matrix(d, d, lambda i, j: sympy.Rational(B[i][j].numerator, B[i][j].denominator))
     Bp = Ss.T * Bs * Ss
     g = sum((abs(Bp[i, j]) for i in range(k, d) for j in range(k, d)), sympy.Integer(0))

@@ -19,7 +19,7 @@ import re
 from fractions import Fraction
 from typing import Any, Iterator
 
-from certified.checker import digest
+from certified.checker import CheckFailure, Malformed, _check_claims_only, digest
 
 #: path patterns ([] = any index, * = any dict key) that are not claims, with the reason
 INFORMATIONAL = {
@@ -314,6 +314,20 @@ def tampered(cert: dict, path: tuple, new: Any) -> dict:
     _set(c, path, new)
     c["digest"] = digest(c)
     return c
+
+
+def claims_outcome(cert: dict) -> str:
+    """The claims-only checker's line on a certificate: "VALID …", the failure, or
+    "malformed: …"; a crash is returned as "CRASH …" (recorded, then failed by the tests
+    that use it)."""
+    try:
+        return "VALID " + _check_claims_only(cert)
+    except CheckFailure as exc:
+        return str(exc)
+    except Malformed as exc:
+        return f"malformed: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a crash on a malformed claim
+        return f"CRASH {type(exc).__name__}: {exc}"
 
 
 class edited:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from certified.checker import CheckFailure, Malformed, _check_claims_only
+from certified.checker import _check_claims_only
 
 from . import tamper
 from .producer import load, names
@@ -65,14 +65,7 @@ def test_fixture_claims_pass(certs, name):
 
 def _outcome(cert: dict, path: tuple, new) -> str:
     with tamper.edited(cert, path, new) as c:
-        try:
-            return "VALID " + _check_claims_only(c)
-        except CheckFailure as exc:
-            return str(exc)
-        except Malformed as exc:
-            return f"malformed: {exc}"
-        except Exception as exc:  # a crash on a malformed claim: recorded, then failed
-            return f"CRASH {type(exc).__name__}: {exc}"
+        return tamper.claims_outcome(c)
 
 
 def _outcomes(cert: dict, path: tuple) -> list[str]:

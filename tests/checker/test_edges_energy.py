@@ -122,14 +122,7 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def messages() -> dict[str, str]:
-    return edges.stored()
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_edge(case, messages):
-    edges.check(case, messages)
+test_edge = edges.parametrized(CASES)
 
 
 @pytest.mark.parametrize("value, message", [

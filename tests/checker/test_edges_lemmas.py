@@ -196,14 +196,7 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def messages() -> dict[str, str]:
-    return edges.stored()
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_edge(case, messages):
-    edges.check(case, messages)
+test_edge = edges.parametrized(CASES)
 
 
 @pytest.mark.parametrize("T, dt", [("3/2", Q(1, 7)), ("-1/10", Q(1, 10)), ("0", Q(1, 10))])
@@ -217,9 +210,7 @@ def test_a_layer_that_is_not_one_is_refused_by_the_lemma_itself(T, dt):
 
     c = edges.cert("t10_31")
     lem = dict(copy.deepcopy(c[TL]), T=T)
-    B = [[Q(x) for x in row] for row in c["instance"]["K"]]
-    Qm = [[Q(x) for x in row] for row in c["instance"]["Q"]]
-    B = [[sum(Qm[k][i] * B[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
+    B = edges.instance_matrices("t10_31")[1]
     with pytest.raises(CheckFailure) as exc:
         check_leader_follower(lem, Q(1), B, 3, dt=dt)
     if T == "0":  # the layer 0 is one (the bootstrap then fails: the stored δ₀ is for K = 15)

@@ -66,14 +66,11 @@ def _cross_needs(lemma: dict) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
     (tail.md, the combined margin)."""
     g, Y, lam, T, Z, eta, D1, nu, m, mu = (_f(lemma[k]) for k in (
         "g", "Y", "lambda", "T", "Z", "eta", "Delta1", "nu", "m", "mu"))
-    # h_FG = Σ|B'_FG| = h_GF (B' = SᵀBS symmetric, B = QᵀK = K with Q = I)
-    c = edges.cert(X)
+    # h_FG = Σ|B'_FG| = h_GF (B' = SᵀBS, symmetric)
     S = [[_f(x) for x in row] for row in lemma["basis"]]
-    K = [[_f(x) for x in row] for row in c["instance"]["K"]]
-    assert all(_f(x) == int(i == j) for i, row in enumerate(c["instance"]["Q"])
-               for j, x in enumerate(row))
+    B = edges.instance_matrices(X)[1]
     k, d = lemma["dim_F"], len(S)
-    Bp = [[sum(S[p][i] * K[p][q] * S[q][j] for p in range(d) for q in range(d))
+    Bp = [[sum(S[p][i] * B[p][q] * S[q][j] for p in range(d) for q in range(d))
            for j in range(d)] for i in range(d)]
     h = sum(abs(Bp[i][j]) for i in range(k) for j in range(k, d))
     eps = max(abs(_f(v)) for row in lemma["differences_at_T"].values() for p in row for v in p)
@@ -210,21 +207,13 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def messages() -> dict[str, str]:
-    return edges.stored()
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_edge(case, messages):
-    edges.check(case, messages)
+test_edge = edges.parametrized(CASES)
 
 
 def test_discrete_form_refuses_cross_terms():
     """T8's discrete form has no F–G cross terms: the cross lemma with a Δt is refused."""
     c = edges.cert(X)
-    V = [[_f(x) for x in row] for row in c["instance"]["V"]]
-    B = [[_f(x) for x in row] for row in c["instance"]["K"]]  # Q = I: B = QᵀK = K
+    V, B = edges.instance_matrices(X)
     with pytest.raises(CheckFailure) as exc:
         check_paranormal(c[TL], V, B, 3, dt=Q(1, 10))
     assert str(exc.value) == ("tail_lemma.basis: Expected SᵀBS without F–G blocks (T8's "
@@ -235,8 +224,7 @@ def test_a_time_between_layers_is_refused_by_the_lemma_itself():
     """check_paranormal's own contract in discrete time: T = KΔt, K an integer (only a
     direct call reaches it: the certificate reader checks T = layer·Δt first)."""
     c = edges.cert(D)
-    V = [[_f(x) for x in row] for row in c["instance"]["V"]]
-    B = [[_f(x) for x in row] for row in c["instance"]["K"]]  # Q = I
+    V, B = edges.instance_matrices(D)
     with pytest.raises(CheckFailure) as exc:
         check_paranormal(c[TL], V, B, 4, dt=Q(1, 7))
     assert str(exc.value) == "tail_lemma.T: Expected a layer time k·Δt (Δt = 1/7). Got 53/10."
@@ -247,8 +235,7 @@ def test_the_step_size_condition_at_equality_is_accepted():
     ν = 10/21. The condition holds, so the check moves on (and stops at T = 53/10, not a
     layer time of this Δt); ν a little larger fails the condition itself."""
     c = edges.cert(D)
-    V = [[_f(x) for x in row] for row in c["instance"]["V"]]
-    B = [[_f(x) for x in row] for row in c["instance"]["K"]]  # Q = I
+    V, B = edges.instance_matrices(D)
     for nu, field in (("10/21", "tail_lemma.T"), ("101/210", "tail_lemma.nu")):
         with pytest.raises(CheckFailure) as exc:
             check_paranormal(dict(c[TL], nu=nu), V, B, 4, dt=Q(21, 100))

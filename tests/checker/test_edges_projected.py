@@ -150,14 +150,7 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def messages() -> dict[str, str]:
-    return edges.stored()
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_edge(case, messages):
-    edges.check(case, messages)
+test_edge = edges.parametrized(CASES)
 
 
 def test_a_time_between_layers_is_refused_by_the_lemma_itself():
@@ -167,9 +160,7 @@ def test_a_time_between_layers_is_refused_by_the_lemma_itself():
     from certified.checker.projected import check_projected
 
     c = edges.cert(D)
-    V, B = ([[Q(x) for x in row] for row in c["instance"][k]] for k in ("V", "K"))
-    assert all(Q(x) == int(i == j) for i, row in enumerate(c["instance"]["Q"])
-               for j, x in enumerate(row))  # Q = I: B = QᵀK = K
+    V, B = edges.instance_matrices(D)
     with pytest.raises(CheckFailure) as exc:
         check_projected(dict(c[TL], T="221/100"), V, B, 5, dt=Q(1, 10))
     assert str(exc.value) == ("tail_lemma.T: Expected a layer time K·Δt (Δt = 1/10). "

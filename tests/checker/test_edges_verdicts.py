@@ -8,7 +8,6 @@ false or "undecided"), rate constants at most the lemma's lower bound."""
 
 from __future__ import annotations
 
-import pytest
 
 from . import edges
 from .edges import Case, both, set_in
@@ -201,11 +200,4 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def messages() -> dict[str, str]:
-    return edges.stored()
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_edge(case, messages):
-    edges.check(case, messages)
+test_edge = edges.parametrized(CASES)
