@@ -195,8 +195,8 @@ def check_t9_limit(obj: dict, lemma: dict, c: Fraction, n: int, d: int,
 #: The discrete form's title, keys and statement (the checker's own copies).
 T9D_TITLE = ("T9 in discrete time (energy decay of the layer map, V = −μI, B symmetric "
              "positive definite)")
-T9D_KEYS = frozenset({"lemma", "T", "dt", "layer", "mu", "h", "boxes_at_T", "q_at_T_upper",
-                      "E_T_upper", "rank_bound", "kappa_lower", "c_lower"})
+T9D_KEYS = frozenset({"lemma", "T", "dt", "layer", "mu", "h", "epsilon", "boxes_at_T",
+                      "q_at_T_upper", "E_T_upper", "rank_bound", "kappa_lower", "c_lower"})
 T9D_STATEMENT = ("for layers k >= K = T/dt: sum_i x_i^T B x_i <= E_T / (1 + c (k - K)) and "
                  "|P_ij - 1/n| <= (exp(2 sum_i x_i^T B x_i) - 1)/n")
 
@@ -239,12 +239,17 @@ def check_t9_discrete(lemma: dict, lam: Fraction | None, B: list[list[Fraction]]
                       dt: Fraction) -> dict:
     """Lemma T9's discrete form from its stored data (the caller checks the boxes at the
     layer K against its own iteration and that B ≻ 0): V = −μI with the stored μ;
-    h = μΔt < 1; q_i ≥ x_iᵀBx_i on the stored boxes (exact rational interval
-    arithmetic); E_T ≥ Σ q_i; r; 0 < κ ≤ e^{−2E_T}; the step-size condition
-    8·h·E_T·e^{4E_T} ≤ κ/r (e^{4E_T} in mpmath rounded up); and
-    0 < c ≤ h·m·E_T/2 with m = min(2(1 − h)/E_T, κ/(nr)), exact. Returns the boxes and c."""
+    h = μΔt < 2; a rational ε > 0 with h(1 + ε) < 2; q_i ≥ x_iᵀBx_i on the stored boxes
+    (exact rational interval arithmetic); E_T ≥ Σ q_i; r; 0 < κ ≤ e^{−2E_T}; the
+    step-size condition 4·h·(1 + 1/ε)·E_T·e^{4E_T} ≤ κ/r (e^{4E_T} in mpmath rounded up);
+    and 0 < c ≤ h·m·E_T/2 with m = min((2 − h(1 + ε))/E_T, κ/(nr)), exact. Returns the
+    boxes and c."""
     d = len(B)
-    h = check_layer_step(lemma, lam, dt, lambda h: h < 1, "< 1")
+    h = check_layer_step(lemma, lam, dt, lambda h: h < 2, "< 2")
+    eps = _q(lemma["epsilon"], "tail_lemma.epsilon")
+    if not (eps > 0 and h * (1 + eps) < 2):
+        raise CheckFailure("tail_lemma.epsilon", f"0 < ε < 2/h − 1 = {float(2 / h - 1)!r} "
+                           "(h(1 + ε) < 2)", str(lemma["epsilon"]))
     boxes = stored_boxes(lemma, n, d)
     qs = lemma["q_at_T_upper"]
     if not isinstance(qs, list) or len(qs) != n:
@@ -260,17 +265,17 @@ def check_t9_discrete(lemma: dict, lam: Fraction | None, B: list[list[Fraction]]
     E = _q(lemma["E_T_upper"], "tail_lemma.E_T_upper")
     kappa = _q(lemma["kappa_lower"], "tail_lemma.kappa_lower")
     r = _energy_constants(lemma, E, total, kappa, n, d)
-    growth = mul_up(exp_up(mpf_up(4 * E)), mpf_up(8 * h * E))
+    growth = mul_up(exp_up(mpf_up(4 * E)), mpf_up(4 * h * (1 + 1 / eps) * E))
     if not le_q(growth, kappa / r):
-        raise CheckFailure("tail_lemma.E_T_upper", "a value with 8·h·E_T·exp(4 E_T) <= "
-                           f"kappa/r = {float(kappa / r)!r} (the step-size condition)",
-                           f"{lemma['E_T_upper']} ({libmp.to_str(growth, 17)})")
+        raise CheckFailure("tail_lemma.E_T_upper", "a value with 4·h·(1 + 1/ε)·E_T·"
+                           f"exp(4 E_T) <= kappa/r = {float(kappa / r)!r} (the step-size "
+                           "condition)", f"{lemma['E_T_upper']} ({libmp.to_str(growth, 17)})")
     if E <= 0:
         raise CheckFailure("tail_lemma.E_T_upper", "> 0", str(lemma["E_T_upper"]))
-    m = min(2 * (1 - h) / E, kappa / (n * r))
+    m = min((2 - h * (1 + eps)) / E, kappa / (n * r))
     c = _q(lemma["c_lower"], "tail_lemma.c_lower")
     if not 0 < c <= h * m * E / 2:
-        raise CheckFailure("tail_lemma.c_lower", "0 < c <= h·min(2(1 - h)/E_T, "
+        raise CheckFailure("tail_lemma.c_lower", "0 < c <= h·min((2 - h(1 + ε))/E_T, "
                            f"kappa/(n r))·E_T/2 = {float(h * m * E / 2)!r}",
                            str(lemma["c_lower"]))
     return {"boxes": boxes, "c": c}

@@ -313,7 +313,8 @@ def discrete(instances: st.SearchStrategy[Instance], *,
     simple dominant eigenvalue) hold at every Δt > 0: there is no step-size condition to
     be inside or outside of, so ``dt`` ranges over small and large steps alike (Lemma T8's
     discrete form has one: :func:`discrete_split`; Lemma T9's, for Theorem 8.5, needs
-    μΔt < 1, so ``inside("8.5")`` (μ = 1) is inside for Δt < 1 and outside for Δt ≥ 2). Draws whose I + Δt·V is singular
+    μΔt < 2, so ``inside("8.5")`` (μ = 1) is inside for Δt < 2 and outside for Δt ≥ 2; pass
+    ``dt`` to draw 5/4 or 3/2, which :data:`STEP_SIZES` does not). Draws whose I + Δt·V is singular
     (no rescaled form, Remark 3.4) are skipped.
 
     Parameters

@@ -22,7 +22,8 @@ from certified.tail.protocol import LemmaPicture
 from certified.tail.t6_energy import NormBound, norm_bound_contracting
 
 __all__ = ["EnergyDecay", "EnergyDecayDiscrete", "RATE_STATEMENT", "RATE_STATEMENT_DISCRETE",
-           "T9_DISCRETE_TITLE", "energy_decay", "energy_decay_discrete"]
+           "T9_DISCRETE_TITLE", "energy_decay", "energy_decay_discrete",
+           "step_epsilon"]
 
 #: The statement Lemma T9 proves (written into certificates, compared verbatim by the
 #: checker).
@@ -144,8 +145,9 @@ RATE_STATEMENT_DISCRETE = ("for layers k >= K = T/dt: sum_i x_i^T B x_i <= E_T /
 class EnergyDecayDiscrete:
     """Lemma T9's discrete form at the layer K = T/Δt (``proofs_notes/tail.md``).
 
-    With h = μΔt < 1 and the step-size condition 8·h·E_T·e^{4E_T} ≤ κ/r, every layer
-    k ≥ K has E_k ≤ E_T/(1 + c(k − K)), c = h·m·E_T/2, m = min(2(1 − h)/E_T, κ/(nr)).
+    With h = μΔt, ε > 0, h(1 + ε) < 2 and the step-size condition
+    4·h·(1 + 1/ε)·E_T·e^{4E_T} ≤ κ/r, every layer k ≥ K has E_k ≤ E_T/(1 + c(k − K)),
+    c = h·m·E_T/2, m = min((2 − h(1 + ε))/E_T, κ/(nr)).
 
     Attributes
     ----------
@@ -159,6 +161,8 @@ class EnergyDecayDiscrete:
         Σ q_at_T (rounded up), a lower bound of e^{−2E_T}, the rate constant (rounded
         down).
     n, d : int
+    epsilon : Fraction
+        The ε of the cross term between the mean and the deviations (tail.md).
     """
 
     T: Fraction
@@ -171,6 +175,7 @@ class EnergyDecayDiscrete:
     c: Fraction
     n: int
     d: int
+    epsilon: Fraction
 
     lemma = "T9"
 
@@ -187,12 +192,25 @@ class EnergyDecayDiscrete:
             "lemma": T9_DISCRETE_TITLE, "T": fraction_to_str(self.T),
             "dt": fraction_to_str(self.dt), "layer": int(self.T / self.dt),
             "mu": fraction_to_str(self.mu), "h": fraction_to_str(self.mu * self.dt),
+            "epsilon": fraction_to_str(self.epsilon),
             "boxes_at_T": [[[fraction_to_str(lo), fraction_to_str(hi)] for lo, hi in row]
                            for row in self.boxes],
             "q_at_T_upper": [fraction_to_str(q) for q in self.q_at_T],
             "E_T_upper": fraction_to_str(self.E_T), "rank_bound": self.rank_bound,
             "kappa_lower": fraction_to_str(self.kappa), "c_lower": fraction_to_str(self.c),
         }
+
+
+def step_epsilon(h: Fraction) -> Fraction | None:
+    """The ε of Lemma T9's discrete form for h = μΔt: 1 for h < 1 (the lemma's first
+    form, 8·h·E_T·e^{4E_T} ≤ κ/r), (2 − h)/(2h) for 1 ≤ h < 2 (half of the largest ε with
+    h(1 + ε) < 2: a larger ε weakens the step-size condition but slows the rate), None for
+    h ≥ 2 (no ε exists)."""
+    if h < 1:
+        return Fraction(1)
+    if h < 2:
+        return (2 - h) / (2 * h)
+    return None
 
 
 def energy_decay_discrete(bk: Backend, mu: Fraction, B: Sequence[Sequence[Fraction]],
@@ -218,9 +236,10 @@ def energy_decay_discrete(bk: Backend, mu: Fraction, B: Sequence[Sequence[Fracti
     """
     n, d = len(boxes), len(B)
     h = mu * dt
-    if not h < 1:
-        return None, (f"μΔt = {h} ≥ 1: the discrete form needs μΔt < 1 (its bound on the "
-                      "mean's energy needs 1 − μΔt > 0)")
+    eps = step_epsilon(h)
+    if eps is None:
+        return None, (f"μΔt = {h} ≥ 2: the discrete form needs μΔt < 2 (its bound on the "
+                      "mean's energy needs 2 − μΔt(1 + ε) > 0)")
     # T6's quadratic forms on the boxes (upper ends; ≥ 0 as B ≻ 0); T6's statement is not
     # used: it is about the differential equation
     q, E_T, kappa = _energy_bounds(bk, norm_bound_contracting(bk, mu, B, T, boxes).q_at_T,
@@ -229,14 +248,14 @@ def energy_decay_discrete(bk: Backend, mu: Fraction, B: Sequence[Sequence[Fracti
     if kappa <= 0:
         return None, f"e^(−2E_T) is not bounded away from 0 (E_T = {float(E_T):.6g})"
     growth = bk.bounds(bk.exp(bk.const(4 * E_T)))[1]
-    if not 8 * h * E_T * growth <= kappa / r:
-        return None, (f"the step-size condition 8·μΔt·E_T·e^(4E_T) ≤ κ/r fails at layer "
-                      f"{int(T / dt)}: E_T = {float(E_T):.6g}, μΔt = {h}, r = {r} (it holds "
-                      f"once the energy is small enough)")
-    m = min(2 * (1 - h) / E_T, kappa / (n * r)) if E_T > 0 else Fraction(0)
+    if not 4 * h * (1 + 1 / eps) * E_T * growth <= kappa / r:
+        return None, (f"the step-size condition 4·μΔt·(1 + 1/ε)·E_T·e^(4E_T) ≤ κ/r fails at "
+                      f"layer {int(T / dt)}: E_T = {float(E_T):.6g}, μΔt = {h}, ε = {eps}, "
+                      f"r = {r} (it holds once the energy is small enough)")
+    m = min((2 - h * (1 + eps)) / E_T, kappa / (n * r)) if E_T > 0 else Fraction(0)
     c = Fraction(decimal_floor(h * m * E_T / 2, digits)) if E_T > 0 else Fraction(0)
     if c <= 0:
         return None, ("every token is at the origin (an equilibrium)" if E_T == 0 else
                       "the rate constant rounds to 0")
     return EnergyDecayDiscrete(T, dt, mu, [list(r_) for r_ in boxes], q, E_T, kappa, c,
-                               n, d), ""
+                               n, d, eps), ""

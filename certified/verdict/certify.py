@@ -19,7 +19,7 @@ Which lemma applies (``proofs_notes/tail.md``):
   a paranormal V with dim F ≥ 2 (Theorem 5.2), or dim F = 1 where ⟨Qφ₁, Kφ₁⟩ ≤ 0 rules
   T7 out (Theorems 5.2 and 4.2) — Lemma T8;
 * discrete time — the discrete forms: T10 (V = λI), T7, T8 (under its step-size
-  condition), T9 (μΔt < 1 and a condition on the energy) and T11 (Theorem 8.5 refuted
+  condition), T9 (μΔt < 2 and a condition on the energy) and T11 (Theorem 8.5 refuted
   for μΔt > 2);
 * anything else — no tail lemma applies; the verdict is ``undecided`` and says so.
 

@@ -1,6 +1,6 @@
 """The runs for V = −μI, μ > 0, with B symmetric positive definite (decided by the caller):
 Lemma T6's energy bound and Lemma T9's energy decay in continuous time, T9's discrete
-form (μΔt < 1) and Lemma T11's divergence of the layer map (μΔt > 2). Each fills the
+form (μΔt < 2) and Lemma T11's divergence of the layer map (μΔt > 2). Each fills the
 :class:`~certified.verdict.certify.Verification` it is given (typed ``Any`` here: the
 verdict module imports this one, not the other way)."""
 
@@ -22,7 +22,7 @@ from certified.tail.t6_energy import norm_bound_contracting
 from certified.tail.t9_energy_decay import RATE_STATEMENT as T9_STATEMENT
 from certified.tail.t9_energy_decay import RATE_STATEMENT_DISCRETE as T9_STATEMENT_DISCRETE
 from certified.tail.t9_energy_decay import (EnergyDecayDiscrete, energy_decay,
-                                            energy_decay_discrete)
+                                            energy_decay_discrete, step_epsilon)
 from certified.verdict.schedule import Job, LemmaSchedule, capped, integrate
 
 __all__ = ["run_divergence_discrete", "run_energy", "run_energy_discrete"]
@@ -42,9 +42,9 @@ def run_energy_discrete(out: Any, job: Job, mu: Fraction, dt: Fraction) -> None:
     Lemma T9's discrete form every ``check_every`` (its step-size condition holds once
     the energy is small enough); stop at the first layer where it holds."""
     inst, digits, prec = job.instance, job.precision.digits, job.precision
-    if not mu * dt < 1:  # decided before iterating: no layer can satisfy it
-        out.reason = (f"Lemma T9's discrete form needs μΔt < 1 (its bound on the mean's "
-                      "energy needs 1 − μΔt > 0) and Lemma T11 (divergence) needs μΔt > 2; "
+    if step_epsilon(mu * dt) is None:  # decided before iterating: no layer can satisfy it
+        out.reason = (f"Lemma T9's discrete form needs μΔt < 2 (the layer must contract the "
+                      "mean) and Lemma T11 (divergence) needs μΔt > 2; "
                       f"here μΔt = {mu * dt}: nothing about k → ∞ is proved")
         return
     bk = get_backend(job.backend)

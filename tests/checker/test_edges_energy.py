@@ -3,7 +3,8 @@ the fixture t9_85_discrete (V = −I₂, Q = K = I₂, five tokens, Δt = 1/10, 
 one claim moved onto or across its bound (edges.py). With B = I, x_iᵀBx_i = |x_i|², whose
 maximum on a box is Σ_c max(lo_c², hi_c²) exactly; the other bounds are tail.md's
 statement of T9 in discrete time: E_T ≥ Σ q_i, r = max(1, min(d, n − 1)) = 2,
-0 < κ ≤ e^{−2E_T}, 8hE_T·e^{4E_T} ≤ κ/r, 0 < c ≤ h·min(2(1 − h)/E_T, κ/(nr))·E_T/2."""
+0 < κ ≤ e^{−2E_T}, 0 < ε with h(1 + ε) < 2, 4h(1 + 1/ε)E_T·e^{4E_T} ≤ κ/r,
+0 < c ≤ h·min((2 − h(1 + ε))/E_T, κ/(nr))·E_T/2 (the fixture has ε = 1, h = 1/10)."""
 
 from __future__ import annotations
 
@@ -36,9 +37,10 @@ def _q_exact() -> list[Fraction]:
     return [sum(max(Q(lo) ** 2, Q(hi) ** 2) for lo, hi in row) for row in _lem()["boxes_at_T"]]
 
 
-def _c_bound(E: Fraction, kappa: Fraction) -> Fraction:
+def _c_bound(E: Fraction, kappa: Fraction, eps: Fraction | None = None) -> Fraction:
     h = Q(_lem()["h"])
-    return h * min(2 * (1 - h) / E, kappa / (N * R)) * E / 2
+    eps = Q(_lem()["epsilon"]) if eps is None else eps
+    return h * min((2 - h * (1 + eps)) / E, kappa / (N * R)) * E / 2
 
 
 def _rational(x: mpmath.mpf, rel: str) -> Fraction:
@@ -51,7 +53,10 @@ _TOTAL = sum(Q(q) for q in _lem()["q_at_T_upper"])
 #: κ at e^{−2E_T} (just inside, just outside) and at the step-size condition's r·8hE·e^{4E}
 _K_TOP = _M(_E) * -2
 _K_IN, _K_OUT = _rational(mpmath.exp(_K_TOP), "-1e-20"), _rational(mpmath.exp(_K_TOP), "1e-20")
-_GROWTH = R * 8 * _M(Q(_lem()["h"]) * _E) * mpmath.exp(4 * _M(_E))
+_H, _EPS = Q(_lem()["h"]), Q(_lem()["epsilon"])
+_GROWTH = R * 4 * _M(_H * (1 + 1 / _EPS) * _E) * mpmath.exp(4 * _M(_E))
+#: the largest ε the mean allows, 2/h − 1 (excluded), and just below it
+_EPS_MAX = 2 / _H - 1
 _G_IN, _G_OUT = _rational(_GROWTH, "1e-20"), _rational(_GROWTH, "-1e-20")
 
 
@@ -83,7 +88,16 @@ CASES = [
     Case("t9d.kappa.just_inside", F, _with(kappa_lower=_K_IN), "VALID"),
     Case("t9d.kappa.just_outside", F, _with(kappa_lower=_K_OUT), "tail_lemma.kappa_lower"),
     Case("t9d.kappa.zero", F, _with(kappa_lower=0), "tail_lemma.kappa_lower"),
-    # the step-size condition 8hE_T·e^{4E_T} ≤ κ/r (c follows κ down)
+    # 0 < ε < 2/h − 1 (c follows ε: its mean branch shrinks to 0 at the edge)
+    Case("t9d.epsilon.just_inside", F, _with(epsilon=_EPS_MAX - _TINY,
+                                             c_lower=_c_bound(_E, _K, _EPS_MAX - _TINY)),
+         "VALID"),
+    Case("t9d.epsilon.at_edge", F, _with(epsilon=_EPS_MAX), "tail_lemma.epsilon"),
+    Case("t9d.epsilon.zero", F, _with(epsilon=0), "tail_lemma.epsilon"),
+    Case("t9d.epsilon.c_of_epsilon_one", F, _with(epsilon=_EPS_MAX - _TINY),
+         "tail_lemma.c_lower"),
+    Case("t9d.malformed.epsilon", F, _with(epsilon="x"), "tail_lemma.epsilon"),
+    # the step-size condition 4h(1 + 1/ε)E_T·e^{4E_T} ≤ κ/r (c follows κ down)
     Case("t9d.growth.just_inside", F, _with(kappa_lower=_G_IN, c_lower=_c_bound(_E, _G_IN)),
          "VALID"),
     Case("t9d.growth.just_outside", F, _with(kappa_lower=_G_OUT,

@@ -34,6 +34,8 @@ def cert():
 
 @pytest.mark.parametrize("key, value, field", [
     ("h", "1/5", "tail_lemma.h"),
+    ("epsilon", "19", "tail_lemma.epsilon"),  # h = 1/10: h(1 + ε) = 2, not < 2
+    ("epsilon", "0", "tail_lemma.epsilon"),
     ("mu", "2", "tail_lemma.mu"),
     ("c_lower", lambda c: str(Fraction(c) * Fraction(101, 100)), "tail_lemma.c_lower"),
     ("kappa_lower", lambda k: str(Fraction(k) * Fraction(101, 100)), "tail_lemma.kappa_lower"),
@@ -80,18 +82,23 @@ def test_the_step_size_condition_is_checked_with_its_constants(cert):
         "step-size condition" in rep.message, rep.message
 
 
-def _synthetic(h_num: int, E: str, c: Fraction | None = None) -> tuple[dict, Fraction]:
+I2 = [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
+
+
+def _synthetic(h_num: int, E: str, c: Fraction | None = None,
+               eps: Fraction = Fraction(1)) -> tuple[dict, Fraction]:
     """A hand-built lemma: n = 5 tokens near (1/25, 1/100) in d = 2, B = I, V = −μI with
-    μΔt = h_num/10000 (Δt = 1/10), E_T = E, κ = 98/100 (≤ e^{−2E} for E ≤ 1/100). Returns
-    the lemma and the exact bound h·m·E_T/2 on c."""
+    μΔt = h_num/10000 (Δt = 1/10), ε = eps, E_T = E, κ = 98/100 (≤ e^{−2E} for
+    E ≤ 1/100). Returns the lemma and the exact bound h·m·E_T/2 on c, with tail.md's
+    m = min((2 − h(1 + ε))/E_T, κ/(nr))."""
     h = Fraction(h_num, 10000)
     box = [["1/25", "1/25"], ["1/100", "1/100"]]
     ET, kappa, n, r = Fraction(E), Fraction(98, 100), 5, 2
-    m = min(2 * (1 - h) / ET, kappa / (n * r)) if ET > 0 else Fraction(0)
+    m = min((2 - h * (1 + eps)) / ET, kappa / (n * r)) if ET > 0 else Fraction(0)
     bound = h * m * ET / 2
     lemma = {"lemma": "x", "T": "1", "dt": "1/10", "layer": 10, "mu": str(h * 10), "h": str(h),
-             "boxes_at_T": [box] * n, "q_at_T_upper": ["17/10000"] * n, "E_T_upper": E,
-             "rank_bound": r, "kappa_lower": "98/100",
+             "epsilon": str(eps), "boxes_at_T": [box] * n, "q_at_T_upper": ["17/10000"] * n,
+             "E_T_upper": E, "rank_bound": r, "kappa_lower": "98/100",
              "c_lower": str(c if c is not None else bound)}
     return lemma, bound
 
@@ -112,13 +119,73 @@ def test_the_rate_constant_takes_the_mean_branch_when_h_is_near_one():
         check_t9_discrete(lemma, lam, I2, 5, Fraction(1, 10))
 
 
-def test_mu_dt_of_one_is_rejected_naming_h():
+def test_mu_dt_of_two_is_rejected_naming_h():
     from certified.checker.energy import check_t9_discrete
 
     I2 = [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
-    lemma, _ = _synthetic(10000, "1/100", Fraction(1, 10 ** 9))
-    with pytest.raises(CheckFailure, match=r"^tail_lemma.h"):
-        check_t9_discrete(lemma, Fraction(-10), I2, 5, Fraction(1, 10))
+    lemma, _ = _synthetic(20000, "1/100", Fraction(1, 10 ** 9), Fraction(1, 1000))
+    with pytest.raises(CheckFailure, match=r"^tail_lemma.h: Expected μΔt = 2 and < 2"):
+        check_t9_discrete(lemma, Fraction(-20), I2, 5, Fraction(1, 10))
+
+
+@pytest.mark.parametrize("h_num, eps, ok", [
+    (10000, Fraction(1), False), (10000, Fraction(999, 1000), True),  # h = 1: ε < 1
+    (15000, Fraction(1, 3), False), (15000, Fraction(1, 6), True),    # h = 3/2: ε < 1/3
+    (1000, Fraction(19), False), (1000, Fraction(18), True),          # h = 1/10: ε < 19
+    (15000, Fraction(0), False), (15000, Fraction(-1, 6), False),
+])
+def test_epsilon_must_keep_the_mean_contracting(h_num, eps, ok):
+    """h(1 + ε) < 2, exactly at the edge (tail.md, T9 in discrete time)."""
+    from certified.checker.energy import check_t9_discrete
+
+    lemma, _ = _synthetic(h_num, "1/100", Fraction(1, 10 ** 12), eps)
+    lam = -Fraction(h_num, 1000)
+    if ok:
+        check_t9_discrete(lemma, lam, I2, 5, Fraction(1, 10))
+    else:
+        with pytest.raises(CheckFailure, match=r"^tail_lemma.epsilon: Expected 0 < ε < 2/h"):
+            check_t9_discrete(lemma, lam, I2, 5, Fraction(1, 10))
+
+
+def test_between_one_and_two_the_rate_constant_uses_epsilon():
+    """h = 3/2, ε = 1/6, E_T = 1/100: m = min((2 − 7/4)/E_T, κ/(nr)) = min(25, 0.098);
+    κ/(nr) wins, so c's bound is h·κ·E_T/(2nr). Accepted at the bound, rejected above it."""
+    from certified.checker.energy import check_t9_discrete
+
+    lemma, bound = _synthetic(15000, "1/100", None, Fraction(1, 6))
+    assert bound == Fraction(3, 2) * Fraction(98, 1000) * Fraction(1, 100) / 2
+    assert check_t9_discrete(lemma, Fraction(-15), I2, 5, Fraction(1, 10))["c"] == bound
+    lemma, _ = _synthetic(15000, "1/100", bound + Fraction(1, 10 ** 30), Fraction(1, 6))
+    with pytest.raises(CheckFailure, match="tail_lemma.c_lower"):
+        check_t9_discrete(lemma, Fraction(-15), I2, 5, Fraction(1, 10))
+
+
+def test_the_mean_branch_of_the_rate_uses_epsilon():
+    """h = 3/2, ε = 1/3 − 10⁻⁴, E_T = 1/100: 2 − h(1 + ε) = 3/20000, so
+    m = (2 − h(1 + ε))/E_T = 0.015 < κ/(nr) = 0.098 (the mean's branch). Accepted at the
+    bound, rejected 10⁻³⁰ above it."""
+    from certified.checker.energy import check_t9_discrete
+
+    eps = Fraction(1, 3) - Fraction(1, 10 ** 4)
+    lemma, bound = _synthetic(15000, "1/100", None, eps)
+    assert bound == Fraction(3, 2) * Fraction(3, 20000) / 2
+    assert check_t9_discrete(lemma, Fraction(-15), I2, 5, Fraction(1, 10))["c"] == bound
+    lemma, _ = _synthetic(15000, "1/100", bound + Fraction(1, 10 ** 30), eps)
+    with pytest.raises(CheckFailure, match="tail_lemma.c_lower"):
+        check_t9_discrete(lemma, Fraction(-15), I2, 5, Fraction(1, 10))
+
+
+def test_the_step_size_condition_uses_epsilon():
+    """h = 3/2, ε = 1/6, E_T = 1/100, κ = 98/100, r = 2: 4h(1 + 1/ε)E_T e^{4E_T} = 0.437 ≤
+    κ/r = 0.49 passes; ε = 1/10 gives 0.687 > 0.49, rejected naming the condition (with
+    8h for 4h(1 + 1/ε), as for h < 1, both would give 0.125 and pass)."""
+    from certified.checker.energy import check_t9_discrete
+
+    check_t9_discrete(_synthetic(15000, "1/100", Fraction(1, 10 ** 12), Fraction(1, 6))[0],
+                      Fraction(-15), I2, 5, Fraction(1, 10))
+    with pytest.raises(CheckFailure, match=r"^tail_lemma.E_T_upper.*step-size condition"):
+        check_t9_discrete(_synthetic(15000, "1/100", Fraction(1, 10 ** 12),
+                                     Fraction(1, 10))[0], Fraction(-15), I2, 5, Fraction(1, 10))
 
 
 def test_q_between_the_ends_of_the_quadratic_form_is_rejected(cert):
@@ -177,8 +244,6 @@ def _lemma(n: int, E: str, c: str, q: str = "17/10000", r: int | None = None) ->
                  rank_bound=max(1, min(2, n - 1)) if r is None else r)
     return lemma
 
-
-I2 = [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
 
 
 @pytest.mark.parametrize("n, r", [(1, 1), (2, 1), (3, 2), (5, 2)])

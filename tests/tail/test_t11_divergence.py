@@ -121,7 +121,16 @@ def test_mu_dt_at_most_2_is_refused():
     assert dv is not None and dv.rho > 1  # one token: ρ = γ = 1.01 at h = 2.01
 
 
-def test_between_1_and_2_nothing_is_claimed():
-    v = certify(example_at("discrete_contracting", "3/2"), "8.5", digits=12,
+def test_at_mu_dt_two_nothing_is_claimed():
+    """μΔt = 2: T9's discrete form needs μΔt < 2, T11 needs μΔt > 2 (both named)."""
+    v = certify(example_at("discrete_contracting", "2"), "8.5", digits=12,
                 max_seconds=None, t_max=8)
-    assert v.verdict == "undecided" and "μΔt > 2" in v.reason and "μΔt < 1" in v.reason
+    assert v.verdict == "undecided" and "μΔt > 2" in v.reason and "μΔt < 2" in v.reason
+
+
+def test_between_1_and_2_t11_is_not_tried_and_t9_is():
+    """μΔt = 3/2 within 12 layers: T9's step-size condition is the reason (not T11)."""
+    v = certify(example_at("discrete_contracting", "3/2"), "8.5", digits=12,
+                max_seconds=None, t_max=18)
+    assert v.verdict == "undecided" and "T9" in v.reason and "step-size condition" in v.reason
+    assert "T11" not in v.reason

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from certified import Instance
 from certified.checker import check_certificate
-from certified.strategies import discrete, inside
+from certified.strategies import STEP_SIZES, discrete, inside
 from certified.verdict.certificate import to_certificate
 from certified.verdict.certify import certify
 
@@ -34,40 +34,63 @@ def _energy(X: list, B: list):
     return sum(sum(x[a] * B[a][b] * x[b] for a in range(d) for b in range(d)) for x in X)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.lists(st.lists(st.integers(-30, 30), min_size=2, max_size=2), min_size=2,
                 max_size=5),
-       st.sampled_from([Fraction(1, 20), Fraction(1, 5), Fraction(1, 2), Fraction(9, 10)]),
-       st.sampled_from([Fraction(1, 100), Fraction(1, 10), Fraction(1, 3)]))
-def test_one_layer_decreases_the_energy_as_the_proof_says(pts, h, scale):
-    """Step (d) of the proof: under the step-size condition at the current layer,
-    E⁺ ≤ E − 2h(1 − h)a − hκW²/(nr), κ = e^{−2E} (B = [[2, 1/2], [1/2, 1]] ≻ 0), with the
-    layer map evaluated at 40 digits."""
+       st.sampled_from([Fraction(1, 20), Fraction(1, 5), Fraction(1, 2), Fraction(9, 10),
+                        Fraction(5, 4), Fraction(3, 2), Fraction(19, 10)]),
+       st.sampled_from([Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(3)]),
+       st.sampled_from([Fraction(1, 1000), Fraction(1, 100), Fraction(1, 10), Fraction(1, 3)]))
+def test_one_layer_decreases_the_energy_as_the_proof_says(pts, h, eps, scale):
+    """Step (d) of the proof: with h(1 + ε) < 2 and the step-size condition
+    4h(1 + 1/ε)Ee^{4E} ≤ κ/r at the current layer, E⁺ ≤ E − h(2 − h(1 + ε))a − hκW²/(nr),
+    κ = e^{−2E} (B = [[2, 1/2], [1/2, 1]] ≻ 0), with the layer map evaluated at 40 digits."""
     B = [[_mp(2), _mp("1/2")], [_mp("1/2"), _mp(1)]]
+    if not h * (1 + eps) < 2:
+        return  # no such ε in the lemma
     with mpmath.workdps(40):
         X = [[_mp(Fraction(p) * scale / 30) for p in row] for row in pts]
         n, d = len(X), 2
         r = max(1, min(d, n - 1))
         E = _energy(X, B)
         kappa = mpmath.exp(-2 * E)
-        if not 8 * _mp(h) * E * mpmath.exp(4 * E) <= kappa / r:
+        if not 4 * _mp(h) * (1 + 1 / _mp(eps)) * E * mpmath.exp(4 * E) <= kappa / r:
             return  # outside the condition: the lemma claims nothing
         xbar = [sum(x[c] for x in X) / n for c in range(d)]
         a = n * _energy([xbar], B)
         W = E - a
         Ep = _energy(layer(X, MINUS_I, B, _mp(h)), B)
-        bound = E - 2 * _mp(h) * (1 - _mp(h)) * a - _mp(h) * kappa * W ** 2 / (n * r)
+        bound = E - _mp(h) * (2 - _mp(h) * (1 + _mp(eps))) * a - \
+            _mp(h) * kappa * W ** 2 / (n * r)
         assert Ep <= bound + mpmath.mpf(10) ** -35 * (1 + E)
 
 
-@pytest.mark.parametrize("dt", ["1/10", "1/2"])
-def test_certified_energy_decay_contains_the_iterated_map(dt):
+def test_the_one_layer_bound_is_not_vacuous_beyond_mu_dt_one():
+    """At h = 3/2, ε = 1/6, on five small tokens where the condition holds: the bound of
+    step (d) is below E, and the layer's energy is below the bound (at 40 digits)."""
+    B = [[_mp(2), _mp("1/2")], [_mp("1/2"), _mp(1)]]
+    h, eps = _mp("3/2"), _mp(1) / 6
+    with mpmath.workdps(40):
+        X = [[_mp(p) / 1000 for p in row] for row in ([3, 1], [-2, 4], [5, -1], [0, 2], [1, 1])]
+        n, r = 5, 2
+        E = _energy(X, B)
+        kappa = mpmath.exp(-2 * E)
+        assert 4 * h * (1 + 1 / eps) * E * mpmath.exp(4 * E) <= kappa / r
+        xbar = [sum(x[c] for x in X) / n for c in range(2)]
+        a = n * _energy([xbar], B)
+        bound = E - h * (2 - h * (1 + eps)) * a - h * kappa * (E - a) ** 2 / (n * r)
+        Ep = _energy(layer(X, MINUS_I, B, h), B)
+        assert Ep <= bound < E
+
+
+@pytest.mark.parametrize("dt, t_max", [("1/10", 80), ("1/2", 80), ("3/2", 480)])
+def test_certified_energy_decay_contains_the_iterated_map(dt, t_max):
     """verify certifies; the checker accepts; an independent mpmath iteration of the layer
     map lies in the stored boxes at K, its energy at K is within 10⁻⁸ of E_T (width), and
     for 400 layers beyond K the energy stays below E_T/(1 + c(k − K)) and every
     |P_ij − 1/n| below (e^{2E} − 1)/n."""
     inst = _at(dt)
-    v = certify(inst, "8.5", digits=20, max_seconds=None, t_max=80, refine_t=0)
+    v = certify(inst, "8.5", digits=20, max_seconds=None, t_max=t_max, refine_t=0)
     assert v.verdict == "certified", v.reason
     cert = json.loads(json.dumps(to_certificate(v)))
     rep = check_certificate(cert)
@@ -93,9 +116,9 @@ def test_certified_energy_decay_contains_the_iterated_map(dt):
         assert E < E_T / 2  # the energy does decay (not a vacuous bound)
 
 
-def test_mu_dt_at_least_one_is_refused_before_iterating():
-    v = certify(_at("3/2"), "8.5", digits=20, max_seconds=None, t_max=8)
-    assert v.verdict == "undecided" and "μΔt < 1" in v.reason and v.trajectory is None
+def test_mu_dt_of_two_is_refused_before_iterating():
+    v = certify(_at("2"), "8.5", digits=20, max_seconds=None, t_max=8)
+    assert v.verdict == "undecided" and "μΔt < 2" in v.reason and v.trajectory is None
     assert check_certificate(json.loads(json.dumps(to_certificate(v)))).valid
 
 
@@ -120,18 +143,20 @@ def test_a_layer_before_the_condition_holds_is_not_accepted():
     assert ed is None and "step-size condition" in why
 
 
-@settings(max_examples=12, deadline=None)
-@given(discrete(inside("8.5", n=(2, 4), d=2)))
+@settings(max_examples=16, deadline=None)
+@given(discrete(inside("8.5", n=(2, 4), d=2),
+                dt=st.sampled_from(STEP_SIZES + (Fraction(5, 4), Fraction(3, 2)))))
 def test_drawn_8_5_instances_in_discrete_time_decide_by_mu_dt(inst):
     """Theorem 8.5's instances (V = −I, QᵀK = I) at Δt from 1/10 to 100 (Δt = 1 has no
-    rescaled form and is not drawn): certified and checked for μΔt < 1 within t = 200
-    (Lemma T9), refuted and checked for μΔt > 2 (Lemma T11), undecided naming both
+    rescaled form and is not drawn): certified and checked for μΔt < 2 within 400 layers or
+    t = 200 (Lemma T9), refuted and checked for μΔt > 2 (Lemma T11), undecided naming both
     conditions at μΔt = 2."""
     h = -inst.V[0][0] * inst.time.dt
-    v = certify(inst, "8.5", digits=12, max_seconds=None, t_max=200, refine_t=0)
-    if h < 1 or h > 2:
-        assert v.verdict == ("certified" if h < 1 else "refuted"), v.reason
+    v = certify(inst, "8.5", digits=12, max_seconds=None,
+                t_max=max(Fraction(200), 400 * inst.time.dt), refine_t=0)
+    if h != 2:
+        assert v.verdict == ("certified" if h < 2 else "refuted"), v.reason
         assert check_certificate(json.loads(json.dumps(to_certificate(v)))).valid
     else:
-        assert v.verdict == "undecided" and "needs μΔt < 1" in v.reason and \
+        assert v.verdict == "undecided" and "needs μΔt < 2" in v.reason and \
             "μΔt > 2" in v.reason
