@@ -94,6 +94,10 @@ def why_undecided(reason: str) -> str:
         return "no lemma applies"
     if "could not be verified" in reason:
         return "lemma not verified by t_max"
+    if "needs V Hurwitz" in reason:
+        return "two tokens, V not Hurwitz (S3)"
+    if "the bound A on the scores" in reason:
+        return "two tokens, S3's score bound > 10⁵"
     return "other"
 
 

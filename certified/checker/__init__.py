@@ -26,6 +26,7 @@ from .dynamics import Field
 from .energy import (check_t6_at_T, check_t6_data, check_t6_limit, check_t9_data,
                      check_t9_limit)
 from .errors import CheckFailure, Malformed
+from .two_tokens import check_two_tokens
 from .exact_lemmas import (_check_exact, _check_stationary_verify, _check_symmetric_verify,
                            _continuous)
 from .hypotheses import decide, is_positive_definite
@@ -440,6 +441,8 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
                 msg = _check_symmetric_verify(ctx, code)
             elif code == "S0" and ctx.integ is None:
                 msg = _check_stationary_verify(ctx)
+            elif code == "S3" and ctx.integ is None:
+                msg = check_two_tokens(ctx)
             elif ctx.integ is None:
                 msg = _check_unintegrated(ctx)
             else:

@@ -273,12 +273,88 @@ def rank(M: Mat) -> int:
     return rk
 
 
+def _exact_factors(p: Poly) -> list[tuple[str, Poly, dict]] | None:
+    """The distinct irreducible factors of p over Q when each is linear or a quadratic
+    with complex roots: (kind, factor, data); None otherwise. Candidates come from
+    mpmath's roots; each is accepted only if it divides p exactly."""
+    s = _divmod(p, _gcd(p, _deriv(p)))[0]
+    s = [c / s[-1] for c in s]
+    out: list[tuple[str, Poly, dict]] = []
+    cands: list[tuple[str, Fraction, Fraction]] = []
+    with mpmath.workdps(60):  # candidates only: each is checked exactly below
+        roots = mpmath.polyroots([mpmath.mpf(c.numerator) / c.denominator for c in reversed(s)],
+                                 maxsteps=400, extraprec=300) if len(s) > 2 else \
+            [mpmath.mpf(-s[0].numerator) / s[0].denominator]
+        for z in roots:
+            z = mpmath.mpc(z)
+            if abs(z.imag) <= mpmath.mpf(10) ** -30 * (1 + abs(z)):
+                cands.append(("real", Fraction(mpmath.nstr(z.real, 50)), Fraction(0)))
+            elif z.imag > 0:  # the conjugate is the same factor
+                cands.append(("pair", Fraction(mpmath.nstr(2 * z.real, 50)),
+                              Fraction(mpmath.nstr(abs(z) ** 2, 50))))
+    for kind, a, b in cands:
+        a, b = a.limit_denominator(10 ** 15), b.limit_denominator(10 ** 15)
+        if kind == "real":
+            f, data = [-a, Fraction(1)], {"lambda1": a}
+        else:
+            if not a * a < 4 * b:
+                return None
+            f, data = [b, -a, Fraction(1)], {"trace": a, "norm": b}
+        if any(_trim(g) == _trim(f) for _, g, _ in out):
+            return None  # two candidates for one factor: the roots were not separated
+        out.append((kind, f, data))
+    rest = s
+    for _, f, _ in out:
+        quo, rem = _divmod(rest, f)
+        if any(_trim(rem)):
+            return None  # a candidate that is not an exact factor
+        rest = quo
+    if len(_trim(rest)) != 1:
+        return None
+    return out
+
+
+def _multiplicity(p: Poly, f: Poly) -> int:
+    m = 0
+    while True:
+        quo, rem = _divmod(p, f)
+        if any(_trim(rem)):
+            return m
+        p, m = quo, m + 1
+
+
+def reading(V: Mat) -> tuple[str, dict] | None:
+    """Lemma S3's reading of Theorem 4.2's coordinate, decided exactly: ("tied",
+    {lambda1}), ("complex", {trace, norm}), ("negative", {lambda1}) or None (Definition
+    4.1(i) holds, or the largest moduli are not one of the readings, or undecided)."""
+    p = charpoly(V)
+    facs = _exact_factors(p)
+    if not facs:
+        return None
+    mods = [(d["lambda1"] ** 2 if k == "real" else d["norm"]) for k, _, d in facs]
+    top = max(mods)
+    lead = [(k, f, d) for (k, f, d), m in zip(facs, mods) if m == top]
+    if len(lead) == 1:
+        k, f, d = lead[0]
+        if _multiplicity(p, f) != 1:
+            return None
+        if k == "pair" and d["trace"] > 0:
+            return "complex", d
+        if k == "real" and d["lambda1"] < 0:
+            return "negative", d
+        return None
+    pos = [(f, d) for k, f, d in lead if k == "real" and d["lambda1"] > 0]
+    if pos and _multiplicity(p, pos[0][0]) == 1:
+        return "tied", pos[0][1]
+    return None
+
+
 def good_triple(V: Mat, B: Mat) -> bool | None:
     """Definition 4.1: one eigenvalue of largest modulus, real, positive, simple, and
     ⟨Qφ₁, Kφ₁⟩ = φ₁ᵀBφ₁ > 0."""
     dom = dominant(V)
-    if dom is None:
-        return None
+    if dom is None:  # ties: a reading of Lemma S3 proves that 4.1(i) fails
+        return False if reading(V) is not None else None
     if not dom["real_positive"] or dom["mult"] != 1:
         return False  # proved: the one root of modulus > r is not real, or is multiple
     lam = _isolate(dom["s"], dom["r"])
@@ -289,8 +365,8 @@ def good_triple(V: Mat, B: Mat) -> bool | None:
 def paranormal(V: Mat) -> bool | None:
     """Definition 5.1: λ > 0 semisimple with every other eigenvalue of modulus < λ."""
     dom = dominant(V)
-    if dom is None:
-        return None
+    if dom is None:  # a reading of Lemma S3: another eigenvalue has the largest modulus
+        return False if reading(V) is not None else None
     if not dom["real_positive"]:
         return False
     m = dom["mult"]

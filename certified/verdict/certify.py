@@ -60,6 +60,9 @@ from certified.tail.s0_stationary import (
     stationary_limit,
     stationary_verdict,
 )
+from certified.tail.s3_two_tokens import CONVERGES as S3_CONVERGES
+from certified.tail.s3_two_tokens import DIVERGES as S3_DIVERGES
+from certified.tail.s3_two_tokens import leading_reading, two_tokens
 from certified.tail.s1_symmetric import (
     PairLimit,
     TripleLimit,
@@ -289,6 +292,8 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
         _run_leader_follower(out, job, lam)
     elif lam is not None and lam < 0 and _sym_pd(instance.B):
         run_energy(out, job, -lam)
+    elif lam is None and thm == "4.2" and instance.n == 2 and leading_reading(instance.V):
+        _run_two_tokens(out, job)  # Lemma S3: Definition 4.1(i) fails, two tokens
     elif lam is None and thm in ("4.2", "5.2"):
 
         split, why8 = paranormal_split(instance.V, instance.B) if thm == "5.2" else (None, "")
@@ -580,6 +585,32 @@ def _run_symmetric_triple(out: Verification, job: Job) -> None:
     out.reason = ("Lemma S2 (odd-symmetric triple, solved exactly to t = ∞): the outer tokens "
                   "converge to ±a·e^{−J(u₀)}, the middle one stays at 0 and attends "
                   "uniformly (the one exceptional row of Theorem 2.1; P* has rank 3)")
+
+
+def _run_two_tokens(out: Verification, job: Job) -> None:
+    """Theorem 4.2 with two tokens outside Definition 4.1(i): Lemma S3 at t = 0 (no
+    integration). Tied (a simple λ₁ > 0 among the largest moduli) and complex (one pair,
+    Re λ₁ > 0): the coordinates converge, certified; negative (one simple λ₁ < 0), V
+    Hurwitz, (B + Bᵀ)/2 ≻ 0: |φ₁*(z₁) − φ₁*(z₂)| grows like e^{gt}, refuted."""
+    s3, why = two_tokens(job.instance, job.precision.digits)
+    if s3 is None:
+        out.reason = why
+        return
+    out.tail = s3
+    if s3.case == "negative":
+        out.verdict = Verdict.REFUTED
+        g = s3.data["growth_exponent_lower"]
+        out.evidence = {"statement": S3_DIVERGES, "growth_exponent_lower": fraction_to_str(g)}
+        out.reason = (f"Lemma S3 (two tokens, λ₁ = {s3.data['lambda1']} < 0 of largest "
+                      f"modulus, V Hurwitz): |φ₁*(z₁(t)) − φ₁*(z₂(t))| ≥ |w₀|e^(gt) with "
+                      f"g ≥ {float(g):.3g}, so φ₁*(z_i) does not converge")
+        return
+    out.verdict = Verdict.CERTIFIED
+    out.limit = {"statement": S3_CONVERGES[s3.case]}
+    what = ("the simple λ₁ = {} > 0, tied in modulus".format(s3.data["lambda1"])
+            if s3.case == "tied" else "one complex pair with Re λ₁ > 0 (read in its plane)")
+    out.reason = (f"Lemma S3 (two tokens; the largest modulus: {what}): each token's "
+                  "coordinate converges, to at most two values")
 
 
 def _run_stationary(out: Verification, job: Job) -> None:

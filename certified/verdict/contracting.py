@@ -63,8 +63,8 @@ def run_energy_discrete(out: Any, job: Job, mu: Fraction, dt: Fraction) -> None:
     n, d = inst.n, inst.d
     out.timescale = {"T_first": str(ed.T), "T_first_float": float(ed.T), "T_used": str(ed.T),
                      "meaning": "the first check layer at which Lemma T9's discrete form "
-                                f"held (checked at every multiple of {job.check_every}); "
-                                "the run stops there"}
+                                f"held with ε = {ed.epsilon} (checked at every multiple of "
+                                f"{job.check_every}); the run stops there"}
     out.verdict = Verdict.CERTIFIED
     out.limit = _t9_limit(n, d, T9_STATEMENT_DISCRETE, ed.c)
     out.reason = (f"Lemma T9's discrete form holds at layer {int(ed.T / dt)} (T = {ed.T}, "

@@ -32,7 +32,7 @@ _EQUAL = dict(V=[[-1, 0], [0, -1]], Q=[[1, 0], [0, 1]], K=[[2, 1], [1, 2]],
 #: name: (instance file or Instance.create arguments, theorem, t_max) — one certificate of
 #: each kind: Lemma T4 certified (2.1, 4.2) and refuted (8.5; 2.1 is the d = 2 audit), T6
 #: (for 3.1: T6 bounds, proves no limit), T7, T8, T9, T10 (discrete time; T7, T8 and T9's
-#: discrete forms), T11 (8.5 refuted in discrete time), S0 and S2 (verify).
+#: discrete forms), T11 (8.5 refuted in discrete time), S0, S2 and S3 (verify).
 CASES = {
     "t4_21": (_LINE, "2.1", 8),
     "t4_42": (_LINE, "4.2", 8),
@@ -59,6 +59,10 @@ CASES = {
     # Lemma S2 in verify (the middle token, solved exactly): certified (3.1), refuted (8.5)
     "s2_31": (_TRIPLE, "3.1", 8),
     "s2_85_ref": (_TRIPLE, "8.5", 8),
+    # Lemma S3 (two tokens, Theorem 4.2 outside Definition 4.1(i)): its three readings
+    "s3_42_tied": ("examples/thm4_2_two_tokens_tied.json", "4.2", 8),
+    "s3_42_complex": ("examples/thm4_2_two_tokens_complex.json", "4.2", 8),
+    "s3_42_neg": ("examples/thm4_2_two_tokens_negative.json", "4.2", 8),
 }
 #: the shipped audit records whose certificates use Lemmas S0, S1, S2 (and T4, refuted)
 AUDITS = ("remark_7_9_eps_1_10", "theorem_2_1_middle_token", "theorem_5_2_third_party",

@@ -84,11 +84,25 @@ FREE_ENTRIES = {
                   | {("instance", "V", 0, 0), ("instance", "V", 1, 0)},
                   "8.5 refuted by Lemma S0: x_0 ≡ z_0 = (0, 1) ≠ 0 needs only V z_0 = 0 "
                   "(V's second column), whatever Q, K and V's first column"),
+    **{name: ({("instance", m, a) for m in ("Q", "K", "X0") for a in (0, 1)}
+              | {("instance", m, a, b) for m in ("Q", "K", "X0") for a in (0, 1)
+                 for b in (0, 1)},
+              "4.2 certified by Lemma S3's tied or complex reading: it needs only V and "
+              "n = 2, whatever Q, K and the two tokens")
+       for name in ("s3_42_tied", "s3_42_complex")},
 }
 #: witnesses: any value whose consequences the checker verifies is valid (an edit is
 #: rejected, naming a consequence, or is another valid witness)
 WITNESSES = {"tail_lemma.norm_S[][]": "T7's norm: any invertible S with the stored bounds",
-             "tail_lemma.norm_S[]": "T7's norm (a row read as an interval)"}
+             "tail_lemma.norm_S[]": "T7's norm (a row read as an interval)",
+             # Lemma S3 (negative case): any Lyapunov data satisfying its exact matrix
+             # inequalities; Delta², M², A and p are checked against the stored values
+             "tail_lemma.P[][]": "S3's Lyapunov matrix P",
+             "tail_lemma.P[]": "S3's Lyapunov matrix P (a row)",
+             "tail_lemma.ell": "S3's ℓ < λ_min(P)",
+             "tail_lemma.c": "S3's decay rate c in the P-norm",
+             "tail_lemma.L_squared": "S3's L² ≥ ‖V‖²_P",
+             "tail_lemma.A_upper": "S3's bound A on the scores (p is checked against it)"}
 
 _NUM = re.compile(r"\s*[+-]?(\d+(/\d+)?|\d*\.\d*([eE][+-]?\d+)?|\d+[eE][+-]?\d+)\s*")
 

@@ -1,10 +1,10 @@
 """Lemma T9's discrete form (checker/energy.py, C21) at the edge of each inequality, on
-the fixture t9_85_discrete (V = −I₂, Q = K = I₂, five tokens, Δt = 1/10, the layer 258):
+the fixture t9_85_discrete (V = −I₂, Q = K = I₂, five tokens, Δt = 1/10, the layer 197):
 one claim moved onto or across its bound (edges.py). With B = I, x_iᵀBx_i = |x_i|², whose
 maximum on a box is Σ_c max(lo_c², hi_c²) exactly; the other bounds are tail.md's
 statement of T9 in discrete time: E_T ≥ Σ q_i, r = max(1, min(d, n − 1)) = 2,
 0 < κ ≤ e^{−2E_T}, 0 < ε with h(1 + ε) < 2, 4h(1 + 1/ε)E_T·e^{4E_T} ≤ κ/r,
-0 < c ≤ h·min((2 − h(1 + ε))/E_T, κ/(nr))·E_T/2 (the fixture has ε = 1, h = 1/10)."""
+0 < c ≤ h·min((2 − h(1 + ε))/E_T, κ/(nr))·E_T/2 (the fixture has ε = 171/10, h = 1/10)."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ CASES = [
          "VALID"),
     Case("t9d.epsilon.at_edge", F, _with(epsilon=_EPS_MAX), "tail_lemma.epsilon"),
     Case("t9d.epsilon.zero", F, _with(epsilon=0), "tail_lemma.epsilon"),
-    Case("t9d.epsilon.c_of_epsilon_one", F, _with(epsilon=_EPS_MAX - _TINY),
+    Case("t9d.epsilon.edge_with_the_old_c", F, _with(epsilon=_EPS_MAX - _TINY),
          "tail_lemma.c_lower"),
     Case("t9d.malformed.epsilon", F, _with(epsilon="x"), "tail_lemma.epsilon"),
     # the step-size condition 4h(1 + 1/ε)E_T·e^{4E_T} ≤ κ/r (c follows κ down)

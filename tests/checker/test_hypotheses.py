@@ -100,7 +100,11 @@ def test_definiteness_and_spectral_cases():
     assert is_positive_definite([[F(2), F(1)], [F(1), F(2)]])
     assert not is_positive_definite([[F(1), F(2)], [F(2), F(1)]])  # indefinite
     assert not is_positive_definite([[F(1), F(1, 10 ** 40)], [F(0), F(1)]])  # not symmetric
-    assert decide("4.2", D(1, -1), I2, []) is None  # an exact tie: not decided here
+    # an exact tie, decided by the exact factorization (hypotheses.reading)
+    assert decide("4.2", D(1, -1), I2, []) is False
+    assert decide("5.2", D(1, -1), I2, []) is False  # −1 has the modulus of λ = 1
+    assert decide("5.2", [[F(2), F(0), F(0)], [F(0), F(0), F(-2)], [F(0), F(2), F(0)]],
+                  D(1, 1, 1), []) is False  # 2 tied with the pair ±2i
     assert decide("4.2", D(-2, 1), I2, []) is False  # the dominant eigenvalue is negative
     assert decide("4.2", D(2, 1), [[F(-1), F(0)], [F(0), F(1)]], []) is False  # ⟨φ, Bφ⟩ < 0
     assert decide("4.2", D(1, 1, F(-1, 2)), I3, []) is False  # λ₁ double: not simple

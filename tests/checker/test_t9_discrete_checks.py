@@ -68,14 +68,15 @@ def test_a_larger_energy_fails_the_step_size_condition_in_the_checker(cert):
 
 
 def test_the_step_size_condition_is_checked_with_its_constants(cert):
-    """E_T = 0.22 (≥ Σq), κ just below e^{−0.44}: 8hE_T e^{4E_T} = 0.42 > κ/r = 0.32, so
-    rejected; with 4 for 8, or e^{2E_T} for e^{4E_T}, it would pass (0.21, 0.27)."""
+    """ε = 1, E_T = 0.255 (≥ Σq), κ just below e^{−0.51}: 4h(1 + 1/ε)E_T e^{4E_T} = 0.566 >
+    κ/r = 0.300, so rejected; without the factor 1 + 1/ε it would pass (0.283)."""
     bad = json.loads(json.dumps(cert))
     tl = bad["tail_lemma"]
-    assert Fraction(tl["E_T_upper"]) < Fraction(22, 100) and tl["rank_bound"] == 2
-    tl["E_T_upper"] = "0.22"
+    assert Fraction(tl["E_T_upper"]) < Fraction(255, 1000) and tl["rank_bound"] == 2
+    tl["epsilon"] = "1"
+    tl["E_T_upper"] = "0.255"
     with mpmath.workdps(30):
-        tl["kappa_lower"] = mpmath.nstr(mpmath.exp(-_mp("0.44")) * (1 - mpmath.mpf(10) ** -9), 20)
+        tl["kappa_lower"] = mpmath.nstr(mpmath.exp(-_mp("0.51")) * (1 - mpmath.mpf(10) ** -9), 20)
     tl["c_lower"] = "1e-12"
     rep = check_certificate(redigest(bad))
     assert not rep.valid and rep.message.startswith("tail_lemma.E_T_upper") and \

@@ -150,10 +150,11 @@ def test_checker_accepts_and_rejects_tampered_t7(fast_cert):
 
 
 def test_tied_or_complex_dominant_eigenvalue_gets_no_t7():
-    # V = diag(1, −1): tied in modulus; V with a complex dominant pair: no φ₁*.
+    # V = diag(1, −1): tied in modulus; V with a complex dominant pair: no φ₁*. Three
+    # tokens (two are Lemma S3's, tests/tail/test_two_tokens.py).
     for V in ([[1, 0], [0, -1]], [[0, -1], [1, 0]]):
         inst = Instance.create(V=V, Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]],
-                               X0=[[1, 0], [0, 1]])
+                               X0=[[1, 0], [0, 1], [1, 1]])
         v = certify(inst, "4.2", max_seconds=None)
         assert v.verdict == "undecided" and v.trajectory is None
         assert "not unique, real and positive" in v.reason
