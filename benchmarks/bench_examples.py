@@ -18,9 +18,13 @@ CASES = [("thm2_1_one_dimensional", "2.1"), ("thm3_1_identity", "3.1"),
          ("discrete_layers", "3.1"), ("discrete_layers_dt_1_5", "3.1"),
          ("discrete_paranormal", "5.2"), ("thm5_2_third_party", "5.2"),
          ("remark_7_9", "3.1"), ("thm5_2_cross_terms", "5.2"),
-         ("discrete_good_triple", "4.2"), ("discrete_contracting", "8.5")]
+         ("discrete_good_triple", "4.2"), ("discrete_contracting", "8.5"),
+         ("discrete_contracting_dt_3_2", "8.5"), ("thm5_2_jordan_block", "5.2"),
+         ("thm4_2_two_tokens_tied", "4.2"), ("thm4_2_two_tokens_complex", "4.2"),
+         ("thm4_2_two_tokens_negative", "4.2")]
 #: examples whose lemma needs a later time than the common t_max = 4
-T_MAX = {"discrete_paranormal": 8, "discrete_good_triple": 8, "discrete_contracting": 30}
+T_MAX = {"discrete_paranormal": 8, "discrete_good_triple": 8, "discrete_contracting": 30,
+         "discrete_contracting_dt_3_2": 300}
 
 ap = argparse.ArgumentParser(description=__doc__)
 ap.add_argument("--markdown", action="store_true",
@@ -47,5 +51,5 @@ for name, thm in CASES:
     wall = time.perf_counter() - t0
     T = v.timescale.get("T_first", v.timescale.get("T")) if v.timescale else \
         "0 (exact, Lemma " + v.tail.lemma + ")" if v.tail is not None and \
-        getattr(v.tail, "lemma", "") in ("S0", "S1", "S2") else "—"
+        getattr(v.tail, "lemma", "") in ("S0", "S1", "S2", "S3") else "—"
     print(f"| {name} | {thm} | {v.verdict} | {T} | {wall:.1f} |", flush=True)

@@ -97,7 +97,7 @@ def why_undecided(reason: str) -> str:
     if "needs V Hurwitz" in reason:
         return "two tokens, V not Hurwitz (S3)"
     if "the bound A on the scores" in reason:
-        return "two tokens, S3's score bound > 10⁵"
+        return "two tokens, S3's score bound > 4·10⁴"
     return "other"
 
 

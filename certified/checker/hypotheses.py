@@ -276,22 +276,36 @@ def rank(M: Mat) -> int:
 def _exact_factors(p: Poly) -> list[tuple[str, Poly, dict]] | None:
     """The distinct irreducible factors of p over Q when each is linear or a quadratic
     with complex roots: (kind, factor, data); None otherwise. Candidates come from
-    mpmath's roots; each is accepted only if it divides p exactly."""
+    mpmath's roots (at 60, then 300 digits: clustered roots need more); each is accepted
+    only if it divides p exactly, and together they must exhaust its square-free part."""
     s = _divmod(p, _gcd(p, _deriv(p)))[0]
     s = [c / s[-1] for c in s]
+    for dps in (60, 300):
+        out = _factors_at(s, dps)
+        if out is not None:
+            return out
+    return None
+
+
+def _factors_at(s: Poly, dps: int) -> list[tuple[str, Poly, dict]] | None:
     out: list[tuple[str, Poly, dict]] = []
     cands: list[tuple[str, Fraction, Fraction]] = []
-    with mpmath.workdps(60):  # candidates only: each is checked exactly below
-        roots = mpmath.polyroots([mpmath.mpf(c.numerator) / c.denominator for c in reversed(s)],
-                                 maxsteps=400, extraprec=300) if len(s) > 2 else \
-            [mpmath.mpf(-s[0].numerator) / s[0].denominator]
-        for z in roots:
-            z = mpmath.mpc(z)
-            if abs(z.imag) <= mpmath.mpf(10) ** -30 * (1 + abs(z)):
-                cands.append(("real", Fraction(mpmath.nstr(z.real, 50)), Fraction(0)))
-            elif z.imag > 0:  # the conjugate is the same factor
-                cands.append(("pair", Fraction(mpmath.nstr(2 * z.real, 50)),
-                              Fraction(mpmath.nstr(abs(z) ** 2, 50))))
+    try:
+        with mpmath.workdps(dps):  # candidates only: each is checked exactly below
+            roots = mpmath.polyroots([mpmath.mpf(c.numerator) / c.denominator
+                                      for c in reversed(s)], maxsteps=50 + dps * 4,
+                                     extraprec=5 * dps) if len(s) > 2 else \
+                [mpmath.mpf(-s[0].numerator) / s[0].denominator]
+            tiny = mpmath.mpf(10) ** (-dps // 2)
+            for z in roots:
+                z = mpmath.mpc(z)
+                if abs(z.imag) <= tiny * (1 + abs(z)):
+                    cands.append(("real", Fraction(mpmath.nstr(z.real, dps - 10)), Fraction(0)))
+                elif z.imag > 0:  # the conjugate is the same factor
+                    cands.append(("pair", Fraction(mpmath.nstr(2 * z.real, dps - 10)),
+                                  Fraction(mpmath.nstr(abs(z) ** 2, dps - 10))))
+    except (mpmath.libmp.NoConvergence, ZeroDivisionError):
+        return None
     for kind, a, b in cands:
         a, b = a.limit_denominator(10 ** 15), b.limit_denominator(10 ** 15)
         if kind == "real":

@@ -12,8 +12,8 @@ w(t) = w(0)·exp(−λ∫σ), σ = P₁₂ + P₂₁. So:
   |w(t)| ≥ |w(0)|e^{2μpt} → ∞ — the conclusion fails.
 
 The spectrum is read from the exact factorization of det(xI − V) over Q
-(:class:`~certified.exact.spectrum.Spectrum`); S3 does not apply when a factor of degree
-≥ 3, or a quadratic one with real roots, could hold the largest modulus.
+(:class:`~certified.exact.spectrum.Spectrum`); S3 does not apply when det(xI − V) has an
+irreducible factor of degree ≥ 3, or a quadratic one with real roots.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import numpy as np
 import sympy as sp
 from flint import arb, fmpq
 
+from certified.errors import UndecidedError
 from certified.exact.arb_convert import arb_bounds
 from certified.exact.instance import Instance
 from certified.exact.linalg import inertia, sym_part
@@ -46,8 +47,9 @@ CONVERGES = {
                 "limit points"),
 }
 #: Largest score bound A the negative case writes down (p ≥ 1/(1 + e^A) then has about
-#: A/2.3 leading zeros, and e^A about 1.44·A bits).
-A_MAX = 10 ** 5
+#: A/2.3 leading zeros, and e^A about 1.44·A bits, inside the 2^65536 that Arb's balls
+#: convert to exact rationals).
+A_MAX = 4 * 10 ** 4
 
 DIVERGES = ("|phi1*(z_1(t)) - phi1*(z_2(t))| >= |w0| exp(g t) for t >= 0 with g = "
             "growth_exponent_lower > 0: phi1*(z_i(t)) does not converge for some i")
@@ -219,13 +221,18 @@ def two_tokens(inst: Instance, digits: int = 30) -> tuple[TwoTokens | None, str]
     if A > A_MAX:  # p ≈ e^{−A} would still refute, but its digits would be unwieldy
         return None, (f"Lemma S3: the bound A on the scores is {float(A):.3g} > {A_MAX} "
                       "(the attention's lower bound e^{−A} is not written down)")
-    # p = 1/(1 + e^A), rounded down (Arb's ball for e^A, its upper end)
-    e_hi = arb_bounds(arb(fmpq(A.numerator, A.denominator)).exp())[1]
-    p = Fraction(decimal_floor(1 / (1 + e_hi), digits))
+    # p = 1/(1 + e^A), rounded down (Arb's ball for e^A, its upper end); p and g are
+    # written as decimals (a fraction would carry A/2.3 digits)
+    try:
+        e_hi = arb_bounds(arb(fmpq(A.numerator, A.denominator)).exp())[1]
+    except UndecidedError:
+        return None, "Lemma S3: e^A could not be bounded (A too large)"
+    p_text = decimal_floor(1 / (1 + e_hi), digits)
+    p = Fraction(p_text)
     if p <= 0:
         return None, "Lemma S3: the attention's lower bound rounds to 0"
-    g = Fraction(decimal_floor(-2 * q * p, digits))
+    g_text = decimal_floor(-2 * q * p, digits)
     data = {"lambda1": q, "psi": psi, "w0": w0, "P": P, "ell": ell, "c": c,
             "L_squared": L2, "Delta_squared": D2, "M_squared": M2, "A_upper": A,
-            "p_lower": p, "growth_exponent_lower": g}
+            "p_lower": p_text, "growth_exponent_lower": g_text}
     return TwoTokens(case, data, digits), ""

@@ -599,18 +599,20 @@ def _run_two_tokens(out: Verification, job: Job) -> None:
     out.tail = s3
     if s3.case == "negative":
         out.verdict = Verdict.REFUTED
-        g = s3.data["growth_exponent_lower"]
-        out.evidence = {"statement": S3_DIVERGES, "growth_exponent_lower": fraction_to_str(g)}
+        g = s3.data["growth_exponent_lower"]  # a decimal string
+        out.evidence = {"statement": S3_DIVERGES, "growth_exponent_lower": g}
         out.reason = (f"Lemma S3 (two tokens, λ₁ = {s3.data['lambda1']} < 0 of largest "
                       f"modulus, V Hurwitz): |φ₁*(z₁(t)) − φ₁*(z₂(t))| ≥ |w₀|e^(gt) with "
-                      f"g ≥ {float(g):.3g}, so φ₁*(z_i) does not converge")
+                      f"g ≥ {g}, so φ₁*(z_i) does not converge")
         return
     out.verdict = Verdict.CERTIFIED
     out.limit = {"statement": S3_CONVERGES[s3.case]}
-    what = ("the simple λ₁ = {} > 0, tied in modulus".format(s3.data["lambda1"])
-            if s3.case == "tied" else "one complex pair with Re λ₁ > 0 (read in its plane)")
-    out.reason = (f"Lemma S3 (two tokens; the largest modulus: {what}): each token's "
-                  "coordinate converges, to at most two values")
+    what = ("reading R1: φ₁ for the simple λ₁ = {} > 0 among the eigenvalues tied in "
+            "modulus; the other tied coordinates are not claimed".format(s3.data["lambda1"])
+            if s3.case == "tied" else "reading R2: the complex pair of largest modulus, "
+            "Re λ₁ > 0, read in its real plane")
+    out.reason = (f"Lemma S3 (two tokens; {what}): each token's coordinate converges, to "
+                  "at most two values")
 
 
 def _run_stationary(out: Verification, job: Job) -> None:
