@@ -1,6 +1,7 @@
 """Mutation testing of the checker's trusted core with mutmut (not part of the test suite).
 
-    python benchmarks/mutation_checker.py [--modules lemmas projected paranormal lohner energy divergence] [--jobs 2]
+    python benchmarks/mutation_checker.py [--modules lemmas projected paranormal lohner energy divergence
+                                           two_tokens hypotheses] [--jobs 2]
                                           [--workdir /tmp/mutation-checker]
     python benchmarks/mutation_checker.py --defect [--jobs 2]   # the defect step's replay
 
@@ -29,7 +30,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = ["lemmas", "projected", "paranormal", "lohner", "energy", "divergence"]
+MODULES = ["lemmas", "projected", "paranormal", "lohner", "energy", "divergence", "two_tokens",
+           "hypotheses"]
 #: the fast claim checks (no replay; the S1/S2 audits, 3 s each of quadrature, left out:
 #: audits.py is not mutated) and the issue-25 edits
 TESTS = ["tests/checker/test_readers.py", "tests/checker/test_issue_edits.py",
@@ -38,7 +40,8 @@ TESTS = ["tests/checker/test_readers.py", "tests/checker/test_issue_edits.py",
          "tests/checker/test_t11_checks.py", "tests/checker/test_edges_paranormal.py",
          "tests/checker/test_edges_projected.py", "tests/checker/test_edges_lemmas.py",
          "tests/checker/test_edges_energy.py", "tests/checker/test_edges_verdicts.py",
-         "tests/checker/test_t8_line_checks.py"]
+         "tests/checker/test_t8_line_checks.py", "tests/checker/test_two_tokens_checks.py",
+         "tests/checker/test_hypotheses.py"]
 SELECT = ["-k", "not remark_7_9 and not middle_token"]
 #: The functions mutated by default (mutmut names): every function of lemmas.py,
 #: projected.py, paranormal.py and energy.py that checks a claim or a verdict, and lohner.py's
@@ -58,6 +61,9 @@ FUNCTIONS = [f"certified.checker.{m}.x_{f}__mutmut_*" for m, fs in {
                "check_t9_limit", "check_t9_discrete", "_energy_constants", "check_layer_step",
                "stored_boxes", "quadratic_form"],
     "divergence": ["check_t11", "check_t11_verdict"],
+    # Lemma S3 (C23) and its exact reading of the spectrum (also used by C16 at ties)
+    "two_tokens": ["check_two_tokens", "_check_negative"],
+    "hypotheses": ["reading", "_exact_factors", "_factors_at", "_multiplicity"],
     # parse_set is read only by the replay: tests/checker/test_tamper.py covers it
     "lohner": ["parse_interval", "_pair"]}.items() for f in fs]
 

@@ -158,3 +158,105 @@ def test_the_reading_agrees_with_numpy_on_random_rational_spectra():
         assert (got[0] if got else None) == want, (V, eig, got)
         seen[want] += 1
     assert all(v >= 10 for v in seen.values()), seen
+
+
+def _set(*path_value):
+    def f(c):
+        for path, value in path_value:
+            obj = c
+            for p in path[:-1]:
+                obj = obj[p]
+            obj[path[-1]] = value
+    return f
+
+
+#: every rejection branch of check_two_tokens and _check_negative, with its full line
+BRANCHES = [
+    ("s3_42_tied", (("tail_lemma", "lemma"), "S3"),
+     "tail_lemma.lemma: Expected 'S3 (two tokens, proofs_notes/audits.md)'. Got 'S3'."),
+    ("s3_42_tied", (("timescale",), {"T_first": "0"}),
+     "timescale: Expected null (Lemma S3 holds from t = 0, no integration). Got {'T_first': '0'}."),
+    ("s3_42_tied", (("evidence",), {"statement": "x"}),
+     "evidence: Expected null (the verdict is 'certified'). Got {'statement': 'x'}."),
+    ("s3_42_tied", (("limit", "statement"), "x"),
+     "limit.statement: Expected 'phi1*(z_i(t)) converges for each i (phi1 the simple real "
+     "eigenvalue lambda1 > 0 of largest modulus); at most two limit values, a = lim min and b "
+     "= lim max'. Got 'x'."),
+    ("s3_42_tied", (("theorem",), "3.1"),
+     "tail_lemma: Expected Lemma S3 for Theorem 4.2 with two tokens. Got Theorem 3.1 with 2 "
+     "tokens."),
+    ("s3_42_neg", (("limit",), {"statement": "x"}),
+     "limit: Expected null (the verdict is 'refuted'). Got {'statement': 'x'}."),
+    ("s3_42_neg", (("evidence", "growth_exponent_lower"), "0"),
+     "evidence.growth_exponent_lower: Expected 0 < g <= 29873/25000000000000 "
+     "(tail_lemma.growth_exponent_lower, checked). Got 0."),
+    ("s3_42_neg", (("evidence", "statement"), "x"),
+     "evidence.statement: Expected '|phi1*(z_1(t)) - phi1*(z_2(t))| >= |w0| exp(g t) for t >= 0 "
+     "with g = growth_exponent_lower > 0: phi1*(z_i(t)) does not converge for some i'. Got 'x'."),
+    ("s3_42_neg", (("tail_lemma", "psi"), ["1"]),
+     "tail_lemma.psi: Expected 2 numbers. Got ['1']."),
+    ("s3_42_neg", (("tail_lemma", "psi"), ["0", "0"]),
+     "tail_lemma.psi: Expected ψ ≠ 0 with ψV = -2·ψ (a left eigenvector, exactly). Got ['0', '0']."),
+    ("s3_42_neg", (("tail_lemma", "P"), [["1", "0"]]),
+     "tail_lemma.P: Expected a 2×2 matrix. Got [['1', '0']]."),
+    ("s3_42_neg", (("tail_lemma", "ell"), "0"),
+     "tail_lemma.ell: Expected ℓ > 0 with P − ℓI symmetric positive definite (exact). Got 0."),
+    ("s3_42_neg", (("tail_lemma", "c"), "0"),
+     "tail_lemma.c: Expected c > 0 with −(VᵀP + PV + 2cP) positive definite (exact). Got 0."),
+    ("s3_42_neg", (("tail_lemma", "p_lower"), "1"),
+     "tail_lemma.p_lower: Expected 0 < p <= 1/(1 + exp(A_upper)). Got 1."),
+    ("s3_42_neg", (("tail_lemma", "p_lower"), "0"),
+     "tail_lemma.p_lower: Expected 0 < p <= 1/(1 + exp(A_upper)). Got 0."),
+    ("s3_42_neg", (("tail_lemma", "growth_exponent_lower"), "0"),
+     "tail_lemma.growth_exponent_lower: Expected 0 < g <= 2μp = 1.19492004e-09. Got 0."),
+    ("s3_42_complex", (("tail_lemma", "trace"), "2"),
+     "tail_lemma.trace: Expected 1. Got 2."),
+]
+
+
+@pytest.mark.parametrize("name, edit, want", BRANCHES,
+                         ids=[f"{n}:{'.'.join(map(str, e[0]))}={e[1]!r}"[:60] for n, e, _ in BRANCHES])
+def test_each_rejection_names_its_field_word_for_word(name, edit, want):
+    assert _edit(name, _set(edit)) == want
+
+
+def test_a_refuted_certificate_for_a_negative_v_needs_the_refutation():
+    def f(c):
+        c["verdict"], c["evidence"] = "certified", None
+    assert _edit("s3_42_neg", f) == ("verdict: Expected 'refuted' (what Lemma S3 proves here). "
+                                     "Got 'certified'.")
+
+
+def test_the_valid_messages_name_the_reading():
+    c = load("s3_42_tied")
+    assert check_certificate(json.loads(json.dumps(c))).message.startswith(
+        "valid: Lemma S3 re-checked (two tokens, tied reading decided exactly); verdict "
+        "'certified' for Theorem 4.2")
+    c = load("s3_42_neg")
+    assert check_certificate(json.loads(json.dumps(c))).message.startswith(
+        "valid: Lemma S3 re-checked (two tokens, λ₁ < 0 of largest modulus, Lyapunov bound "
+        "re-derived); verdict 'refuted' for Theorem 4.2")
+
+
+def test_the_multiplicity_and_factor_helpers():
+    from certified.checker.hypotheses import _exact_factors, _multiplicity
+    F = Fraction
+    p = [F(-2), F(5), F(-4), F(1)]  # (x − 1)²(x − 2)
+    assert _multiplicity(p, [F(-1), F(1)]) == 2
+    assert _multiplicity(p, [F(-2), F(1)]) == 1
+    assert _multiplicity(p, [F(-3), F(1)]) == 0
+    facs = _exact_factors(p)
+    assert sorted(d["lambda1"] for _, _, d in facs) == [1, 2]
+    assert _exact_factors([F(-2), F(0), F(1)]) is None  # x² − 2: irrational roots
+    assert _exact_factors([F(5, 4), F(-1), F(1)])[0][2] == {"trace": 1, "norm": F(5, 4)}
+
+
+@pytest.mark.parametrize("V, want", [
+    ([[Fraction(-2)]], ("negative", {"lambda1": Fraction(-2)})),  # degree 1: no polyroots
+    ([[Fraction(0)]], None),                                      # 0 is not negative
+    ([[Fraction(3)]], None),                                      # 4.1(i) holds
+    ([[Fraction(0), Fraction(1)], [Fraction(0), Fraction(0)]], None),  # 0 twice
+    ([[Fraction(2), Fraction(0)], [Fraction(0), Fraction(-2)]], ("tied", {"lambda1": 2})),
+])
+def test_the_reading_at_degenerate_spectra(V, want):
+    assert reading(V) == want
