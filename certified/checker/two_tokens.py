@@ -162,14 +162,15 @@ def check_two_tokens(ctx: _Ctx) -> str:
     if obj.get("timescale") is not None:
         raise CheckFailure("timescale", "null (Lemma S3 holds from t = 0, no integration)",
                            repr(obj["timescale"])[:60])
-    if case == "negative":
-        g = _check_negative(lemma, V, B, X0)
-        if obj["verdict"] != "refuted":
-            raise CheckFailure("verdict", "'refuted' (what Lemma S3 proves here)",
-                               repr(obj["verdict"]))
-        if obj.get("limit") is not None:
-            raise CheckFailure("limit", "null (the verdict is 'refuted')",
-                               repr(obj["limit"])[:60])
+    g = _check_negative(lemma, V, B, X0) if case == "negative" else None
+    want = "refuted" if case == "negative" else "certified"
+    if obj["verdict"] != want:
+        raise CheckFailure("verdict", f"{want!r} (what Lemma S3 proves here)",
+                           repr(obj["verdict"]))
+    empty = "limit" if case == "negative" else "evidence"  # what the verdict leaves out
+    if obj.get(empty) is not None:
+        raise CheckFailure(empty, f"null (the verdict is {want!r})", repr(obj[empty])[:60])
+    if g is not None:
         ev = closed(obj.get("evidence"), {"statement", "growth_exponent_lower"}, "evidence")
         if ev.get("statement") != S3_DIVERGES:
             raise CheckFailure("evidence.statement", repr(S3_DIVERGES),
@@ -180,12 +181,6 @@ def check_two_tokens(ctx: _Ctx) -> str:
                                "(tail_lemma.growth_exponent_lower, checked)", str(ge))
         return ("valid: Lemma S3 re-checked (two tokens, λ₁ < 0 of largest modulus, "
                 "Lyapunov bound re-derived); verdict 'refuted' for Theorem 4.2")
-    if obj["verdict"] != "certified":
-        raise CheckFailure("verdict", "'certified' (what Lemma S3 proves here)",
-                           repr(obj["verdict"]))
-    if obj.get("evidence") is not None:
-        raise CheckFailure("evidence", "null (the verdict is 'certified')",
-                           repr(obj["evidence"])[:60])
     lim = closed(obj.get("limit"), {"statement"}, "limit")
     if lim.get("statement") != S3_CONVERGES[case]:
         raise CheckFailure("limit.statement", repr(S3_CONVERGES[case]),

@@ -172,11 +172,13 @@ class TwoTokens:
         return out
 
 
-def two_tokens(inst: Instance, digits: int = 30) -> tuple[TwoTokens | None, str]:
-    """Lemma S3 on ``inst`` (continuous time, no variant): (TwoTokens, "") or (None, why)."""
+def two_tokens(inst: Instance, digits: int = 30, reading: tuple[str, dict] | None = None
+               ) -> tuple[TwoTokens | None, str]:
+    """Lemma S3 on ``inst`` (continuous time, no variant): (TwoTokens, "") or (None, why).
+    ``reading``: :func:`leading_reading` of ``inst.V`` when the caller has it."""
     if inst.n != 2:
         return None, "Lemma S3 needs exactly two tokens"
-    reading = leading_reading(inst.V)
+    reading = reading or leading_reading(inst.V)
     if reading is None:
         return None, ("Lemma S3: the eigenvalues of largest modulus are not one of its "
                       "readings (tied with a simple λ₁ > 0, one complex pair with "

@@ -292,8 +292,9 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
         _run_leader_follower(out, job, lam)
     elif lam is not None and lam < 0 and _sym_pd(instance.B):
         run_energy(out, job, -lam)
-    elif lam is None and thm == "4.2" and instance.n == 2 and leading_reading(instance.V):
-        _run_two_tokens(out, job)  # Lemma S3: Definition 4.1(i) fails, two tokens
+    elif lam is None and thm == "4.2" and instance.n == 2 and \
+            (reading := leading_reading(instance.V)) is not None:
+        _run_two_tokens(out, job, reading)  # Lemma S3: Definition 4.1(i) fails, two tokens
     elif lam is None and thm in ("4.2", "5.2"):
 
         split, why8 = paranormal_split(instance.V, instance.B) if thm == "5.2" else (None, "")
@@ -587,12 +588,12 @@ def _run_symmetric_triple(out: Verification, job: Job) -> None:
                   "uniformly (the one exceptional row of Theorem 2.1; P* has rank 3)")
 
 
-def _run_two_tokens(out: Verification, job: Job) -> None:
+def _run_two_tokens(out: Verification, job: Job, reading: tuple[str, dict]) -> None:
     """Theorem 4.2 with two tokens outside Definition 4.1(i): Lemma S3 at t = 0 (no
     integration). Tied (a simple λ₁ > 0 among the largest moduli) and complex (one pair,
     Re λ₁ > 0): the coordinates converge, certified; negative (one simple λ₁ < 0), V
     Hurwitz, (B + Bᵀ)/2 ≻ 0: |φ₁*(z₁) − φ₁*(z₂)| grows like e^{gt}, refuted."""
-    s3, why = two_tokens(job.instance, job.precision.digits)
+    s3, why = two_tokens(job.instance, job.precision.digits, reading)
     if s3 is None:
         out.reason = why
         return
