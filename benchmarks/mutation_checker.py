@@ -41,7 +41,7 @@ TESTS = ["tests/checker/test_readers.py", "tests/checker/test_issue_edits.py",
          "tests/checker/test_edges_projected.py", "tests/checker/test_edges_lemmas.py",
          "tests/checker/test_edges_energy.py", "tests/checker/test_edges_verdicts.py",
          "tests/checker/test_t8_line_checks.py", "tests/checker/test_two_tokens_checks.py",
-         "tests/checker/test_hypotheses.py"]
+         "tests/checker/test_hypotheses.py", "tests/checker/test_g_metric_checks.py"]
 SELECT = ["-k", "not remark_7_9 and not middle_token"]
 #: The functions mutated by default (mutmut names): every function of lemmas.py,
 #: projected.py, paranormal.py and energy.py that checks a claim or a verdict, and lohner.py's
@@ -56,7 +56,8 @@ FUNCTIONS = [f"certified.checker.{m}.x_{f}__mutmut_*" for m, fs in {
                "_larger"],
     "projected": ["check_projected", "_covers", "check_t7_verdict", "leakage_bound",
                   "layer_decay", "group_limits"],
-    "paranormal": ["check_paranormal", "check_paranormal_verdict"],
+    "paranormal": ["check_paranormal", "check_paranormal_verdict", "_metric", "_vertex_max",
+                   "_norm_up"],
     "energy": ["check_t6_limit", "_check_proved", "check_t6_data", "check_t9_data",
                "check_t9_limit", "check_t9_discrete", "_energy_constants", "check_layer_step",
                "stored_boxes", "quadratic_form"],

@@ -3,7 +3,9 @@ Theorem 4.2) — Lemma C11.
 
 From the stored basis S alone the checker re-derives, in exact rationals: S invertible,
 V' = S⁻¹VS = diag(λI_k, V_G) (F and G invariant, V|_F = λ Id), B' = SᵀBS and its F–G
-blocks, ν ≥ ‖V_G‖∞ with ν ≤ λ, g ≥ Σ|B'_GG|, Y ≥ every stored G box, and
+blocks, ν ≥ ‖V_G‖∞ with ν ≤ λ (or, with a stored quadratic norm N(y) = (yᵀPy)^{1/2} on G,
+P − I ≻ 0 and ν²P − V_GᵀPV_G ≻ 0 by Sylvester's criterion), g ≥ Σ|B'_GG|, Y ≥ the norm
+of every stored G box (for N: Y² ≥ yᵀPy at each vertex, exactly), and
 κ ≥ 2gY²e^{−2λT} (its own exp) — or, with F–G blocks or 2ν > λ, the combined margin's
 constants (:func:`_check_cross`). Then Lemma T4 on B'_FF with the margins reduced by κ
 (:func:`.lemmas.check_leader_follower`), and, after the replay in x, that the stored
@@ -12,6 +14,8 @@ F and G boxes contain the replayed set mapped by S⁻¹ (scaled by e^{−λT} fo
 
 from __future__ import annotations
 
+import itertools
+import math
 from fractions import Fraction
 
 import mpmath.libmp as L
@@ -20,7 +24,7 @@ import numpy as np
 from .balls import (Ball, add_up, const, div_up, exp_down, exp_up, le_q, mpf_down, mpf_up,
                     mul_down, mul_up)
 from .errors import CheckFailure
-from .hypotheses import rank
+from .hypotheses import is_positive_definite, rank
 from .lemmas import (
     T4_KEYS,
     _contains,
@@ -42,12 +46,61 @@ Mat = list[list[Fraction]]
 #: Lemma T8's title and fields (continuous time; discrete time adds "dt" and "layer")
 T8_TITLE = "T8 (leader-follower in F, paranormal V)"
 T8_KEYS = T4_KEYS | {"kappa", "basis", "dim_F", "B_FF", "nu", "g", "Y", "G_boxes_at_T",
-                     "coordinates", "Z", "kappa_mu", "Delta1", "Delta0", "G_differences_at_T"}
+                     "coordinates", "Z", "kappa_mu", "Delta1", "Delta0", "G_differences_at_T",
+                     "G_metric"}
+
+#: Largest dim G with a quadratic norm: its bound on a box is a maximum over 2^dim G
+#: vertices.
+MAX_METRIC_DIM = 8
 
 
 def _mul(A: Mat, B: Mat) -> Mat:
     return [[sum((A[i][s] * B[s][j] for s in range(len(B))), Fraction(0))
              for j in range(len(B[0]))] for i in range(len(A))]
+
+
+def _metric(lemma: dict, Vp: Mat, k: int, d: int, nu: Fraction) -> Mat | None:
+    """The stored quadratic norm N(y) = (yᵀPy)^{1/2} on G (``tail_lemma.G_metric``), or
+    None (the max-norm in the basis). P must be symmetric with P − I ≻ 0 (so N ≥ |·|∞ and
+    every bilinear bound stated with |·|∞ holds with N) and ν²P − V_GᵀPV_G ≻ 0 (so
+    N(V_G y) ≤ νN(y), the G-growth rate), both decided exactly."""
+    if "G_metric" not in lemma:
+        return None
+    m, raw = d - k, lemma["G_metric"]
+    if not (isinstance(raw, list) and len(raw) == m and 1 <= m <= MAX_METRIC_DIM
+            and all(isinstance(r, list) and len(r) == m for r in raw)):
+        raise CheckFailure("tail_lemma.G_metric", f"a {m}×{m} matrix (dim G = {m}, at most "
+                           f"{MAX_METRIC_DIM})", repr(raw)[:60])
+    P = [[_q(x, f"tail_lemma.G_metric[{i}][{j}]") for j, x in enumerate(r)]
+         for i, r in enumerate(raw)]
+    if not is_positive_definite([[P[i][j] - int(i == j) for j in range(m)] for i in range(m)]):
+        raise CheckFailure("tail_lemma.G_metric", "a symmetric P with P − I positive definite "
+                           "(Sylvester, exact)", repr(raw)[:60])
+    VG = [row[k:] for row in Vp[k:]]
+    VPV = [[sum((VG[a][i] * P[a][b] * VG[b][j] for a in range(m) for b in range(m)),
+                Fraction(0)) for j in range(m)] for i in range(m)]
+    if not is_positive_definite([[nu * nu * P[i][j] - VPV[i][j] for j in range(m)]
+                                 for i in range(m)]):
+        raise CheckFailure("tail_lemma.nu", "nu with nu²·G_metric − V_Gᵀ·G_metric·V_G positive "
+                           "definite (N(V_G y) <= nu·N(y), exact)", str(lemma["nu"]))
+    return P
+
+
+def _vertex_max(P: Mat, box: list) -> Fraction:
+    """max yᵀPy over the box's vertices: the maximum over the box (yᵀPy is convex)."""
+    m = len(box)
+    return max((sum((v[i] * P[i][j] * v[j] for i in range(m) for j in range(m)), Fraction(0))
+                for v in itertools.product(*box)), default=Fraction(0))
+
+
+def _norm_up(P: Mat | None, box: list) -> Fraction:
+    """An upper bound of the norm on G over a box: max |end| (max-norm), or
+    (⌊√(q·d·4^64)⌋ + 1)/(d·2^64) ≥ √q for q = n/d the vertex maximum of yᵀPy."""
+    if P is None:
+        return max((max(abs(lo), abs(hi)) for lo, hi in box), default=Fraction(0))
+    q = _vertex_max(P, box)
+    return Fraction(math.isqrt(q.numerator * q.denominator * 4 ** 64) + 1,
+                    q.denominator * 2 ** 64)
 
 
 def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = None) -> dict:
@@ -92,10 +145,13 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
         raise CheckFailure("tail_lemma.basis", "SᵀBS without F–G blocks (T8's discrete form "
                            "has no cross terms)", "a non-zero cross entry")
     nu, g, Y = (_q(lemma[key], f"tail_lemma.{key}") for key in ("nu", "g", "Y"))
+    metric = _metric(lemma, Vp, k, d, nu)
+    # with the quadratic norm ν is checked by _metric (any ν > 0 it accepts is a bound)
     nu_min = max((sum(abs(Vp[i][j]) for j in range(k, d)) for i in range(k, d)),
-                 default=Fraction(0))
+                 default=Fraction(0)) if metric is None else nu
+    low = f"‖V_G‖∞ = {nu_min}" if metric is None else "ν's G_metric bound"
     if dt is None and not (nu_min <= nu and nu <= lam):
-        raise CheckFailure("tail_lemma.nu", f"‖V_G‖∞ = {nu_min} <= nu <= λ = {lam}",
+        raise CheckFailure("tail_lemma.nu", f"{low} <= nu <= λ = {lam}",
                            str(lemma["nu"]))
     # the combined margin (Hμ̂), (HΔ): F–G cross terms, or λ/2 < ν ≤ λ (tail.md)
     combined = cross or 2 * nu > lam
@@ -104,10 +160,10 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
         raise CheckFailure(f"tail_lemma.{present[0]}", "absent (SᵀBS has no F–G blocks and "
                            "2ν <= λ: the plain margin reduction)", "present")
     if combined and not cross and not present:
-        raise CheckFailure("tail_lemma.nu", f"‖V_G‖∞ = {nu_min} <= nu <= λ/2 = {lam / 2} "
+        raise CheckFailure("tail_lemma.nu", f"{low} <= nu <= λ/2 = {lam / 2} "
                            "(above it, the combined margin's fields)", str(lemma["nu"]))
     if dt is not None and not (nu_min <= nu and (1 + nu * dt) ** 2 <= 1 + lam * dt):
-        raise CheckFailure("tail_lemma.nu", f"‖V_G‖∞ = {nu_min} <= nu with (1 + nu·Δt)² <= "
+        raise CheckFailure("tail_lemma.nu", f"{low} <= nu with (1 + nu·Δt)² <= "
                            f"1 + λΔt (Δt = {dt}, λ = {lam})", str(lemma["nu"]))
     g_min = sum((abs(Bp[i][j]) for i in range(k, d) for j in range(k, d)), Fraction(0))
     if g < g_min:
@@ -116,13 +172,20 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
           for i, row in enumerate(lemma["G_boxes_at_T"])]
     if len(gb) != n or any(len(row) != d - k for row in gb):
         raise CheckFailure("tail_lemma.G_boxes_at_T", f"{n}×{d - k} intervals", "another shape")
-    Ymin = max((max(abs(lo), abs(hi)) for row in gb for lo, hi in row), default=Fraction(0))
-    if Y < Ymin:
-        raise CheckFailure("tail_lemma.Y", f">= {float(Ymin)!r} (G_boxes_at_T)", str(lemma["Y"]))
+    if metric is None:
+        Ymin = max((max(abs(lo), abs(hi)) for row in gb for lo, hi in row), default=Fraction(0))
+        if Y < Ymin:
+            raise CheckFailure("tail_lemma.Y", f">= {float(Ymin)!r} (G_boxes_at_T)",
+                               str(lemma["Y"]))
+    else:  # Y ≥ N over every G box: Y ≥ 0 and Y² ≥ every vertex's yᵀPy (exact)
+        Y2 = max((_vertex_max(metric, row) for row in gb), default=Fraction(0))
+        if Y < 0 or Y * Y < Y2:
+            raise CheckFailure("tail_lemma.Y", f">= sqrt({float(Y2)!r}) (the norm of "
+                               "G_boxes_at_T with G_metric)", str(lemma["Y"]))
     kappa = _q(lemma.get("kappa", "0"), "tail_lemma.kappa")
     if combined:  # Lemma T8's combined margin (tail.md): κ_m, κ_μ, (Hμ̂), (HΔ)
         return dict(_check_cross(lemma, Bp, k, d, n, lam, T, nu, g, Y, kappa, h_FG, h_GF,
-                                 S, Sinv, gb), nu=nu)
+                                 S, Sinv, gb, metric), nu=nu)
     if dt is None:
         # 2gY²e^{−2λT} rounded up in mpmath floats (relative precision: κ may be tiny)
         need = mul_up(mpf_up(2 * g * Y * Y), exp_up(mpf_up(-2 * lam * T)))
@@ -151,7 +214,7 @@ CROSS_KEYS = ("Z", "kappa_mu", "Delta1", "Delta0", "G_differences_at_T")
 
 def _check_cross(lemma: dict, Bp: Mat, k: int, d: int, n: int, lam: Fraction, T: Fraction,
                  nu: Fraction, g: Fraction, Y: Fraction, kappa: Fraction, h_FG: Fraction,
-                 h_GF: Fraction, S: Mat, Sinv: Mat, gb: list) -> dict:
+                 h_GF: Fraction, S: Mat, Sinv: Mat, gb: list, metric: Mat | None) -> dict:
     """Lemma T8 with F–G cross terms: every constant recomputed exactly or bounded in
     mpmath floats rounded outward; then Lemma T4 on B'_FF with (Hμ̂)'s cross vectors
     c_l = e^{−λT}B'_FG(W_l⁺Δ₁) and the margins reduced by κ_m (m) and κ_μ (μ)."""
@@ -186,8 +249,7 @@ def _check_cross(lemma: dict, Bp: Mat, k: int, d: int, n: int, lam: Fraction, T:
                for p in row for lo, hi in [_iv(p, "tail_lemma.differences_at_T")]),
               default=Fraction(0))
     eta = _q(lemma["eta"], "tail_lemma.eta")
-    Wmax = max((max(abs(lo), abs(hi)) for row in W.values() for lo, hi in row),
-               default=Fraction(0))
+    Wmax = max((_norm_up(metric, row) for row in W.values()), default=Fraction(0))
     dbar = Wmax + D1
     e1, e2 = exp_up(mpf_up(-lam * T)), exp_up(mpf_up(-2 * lam * T))
     need_m = add_up(mul_up(mpf_up(2 * Z * Y * (h_FG + h_GF)), e1), mul_up(mpf_up(2 * g * Y * Y), e2))
@@ -322,7 +384,8 @@ def check_paranormal_verdict(cert: dict, pb: dict, X0: Mat,
     With dim F = 1 also Theorem 4.2, whose coordinate φ₁*(z) is then the F-coordinate
     (φ₁ = S's first column): T4's rule for d = 1 (≤ 2 limits certified, ≥ 3 refuted)."""
     # Theorem 4.2 needs λ strictly dominant: every other eigenvalue has modulus ≤ ρ(V_G)
-    # ≤ ‖V_G‖∞ ≤ ν < λ (with ν = λ a tie such as −λ could not be excluded)
+    # ≤ ‖V_G‖∞ (or ‖V_G‖ in G_metric's norm) ≤ ν < λ (with ν = λ a tie such as −λ could
+    # not be excluded)
     line_42 = cert["theorem"] == "4.2" and pb["k"] == 1 and pb["nu"] < pb["lam"]
     if not line_42 and (cert["theorem"] != "5.2" or cert["verdict"] != "certified"):
         raise CheckFailure("verdict", "'certified' for Theorem 5.2 (what Lemma T8 proves; "

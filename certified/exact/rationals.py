@@ -20,6 +20,7 @@ are refused *before* any big integer is built.
 from __future__ import annotations
 
 import json
+import math
 import re
 from decimal import Decimal
 from fractions import Fraction
@@ -46,6 +47,7 @@ __all__ = [
     "decimal_ceil",
     "bounds_to_json",
     "loads_exact",
+    "sqrt_up",
 ]
 
 #: Largest accepted bit length of a numerator or denominator (about 3900 decimal
@@ -311,3 +313,10 @@ def parse_matrix(value: Any, name: str) -> RationalMatrix:
 def shape_str(m: RationalMatrix) -> str:
     """'rows×columns' of a matrix, for messages."""
     return f"{len(m)}×{len(m[0])}"
+
+
+def sqrt_up(q: Fraction, bits: int = 64) -> Fraction:
+    """A rational > √q for q = n/d ≥ 0: (⌊√(n·d·4^bits)⌋ + 1)/(d·2^bits), above √q by at
+    most 1/(d·2^bits) (the integer square root is exact)."""
+    n, d = q.numerator, q.denominator
+    return Fraction(math.isqrt(n * d * 4 ** bits) + 1, d * 2 ** bits)

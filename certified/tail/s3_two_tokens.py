@@ -18,7 +18,6 @@ irreducible factor of degree ≥ 3, or a quadratic one with real roots.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -30,7 +29,7 @@ from certified.errors import UndecidedError
 from certified.exact.arb_convert import arb_bounds
 from certified.exact.instance import Instance
 from certified.exact.linalg import inertia, sym_part
-from certified.exact.rationals import decimal_floor, fraction_to_str
+from certified.exact.rationals import decimal_floor, fraction_to_str, sqrt_up
 from certified.exact.spectrum import Spectrum
 from certified.tail.protocol import LemmaPicture
 
@@ -132,12 +131,6 @@ def _mul(A: list, B: list) -> list:
 def _quad(P: list, v: list) -> Fraction:
     return sum((v[i] * P[i][j] * v[j] for i in range(len(v)) for j in range(len(v))),
                Fraction(0))
-
-
-def sqrt_up(q: Fraction, bits: int = 64) -> Fraction:
-    """A dyadic-denominator rational ≥ √q (q ≥ 0): ⌊√(n·d·4^bits)⌋ + 1 over d·2^bits."""
-    n, d = q.numerator, q.denominator
-    return Fraction(math.isqrt(n * d * 4 ** bits) + 1, d * 2 ** bits)
 
 
 @dataclass(frozen=True)

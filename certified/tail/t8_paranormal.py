@@ -12,7 +12,9 @@ exactly the V = λI dynamics of Lemma T4 with B'_FF, and the G-term is a perturb
 bounded by κ e^{2λt}·(growth) — Lemma T8 in ``proofs_notes/tail.md`` checks T4 with
 its margins reduced by κ = 2gY²e^{−2λT} (g = Σ|B'_GG|, Y ≥ max_i ‖y_i(T)‖∞), valid
 when ν := ‖V_G‖∞ satisfies 2ν ≤ λ; F–G cross terms in B', or λ/2 < ν ≤ λ, go through
-the combined within-cluster margin (``_with_cross_terms``).
+the combined within-cluster margin (``_with_cross_terms``). Where no basis gives ν ≤ λ (a
+complex pair costs |a| + |b| in the max-norm), or a quadratic norm brings ν to λ/2, G is
+measured with N(y) = (yᵀPy)^{1/2} instead (``tail.g_metric``; Y ≥ max_i N(y_i(T))).
 
 Everything that does not depend on the tokens (the splitting, the block structure of
 V' and B', ν, g) is decided exactly, before integrating (:func:`paranormal_split`).
@@ -32,6 +34,7 @@ from certified.enclose.arith.base import Backend
 from certified.enclose.lohner_set import LohnerSet
 from certified.exact.rationals import bounds_to_json, fraction_to_str
 from certified.tail.boxes import GUARD_DIGITS, Box, checkable_box, difference_matrix
+from certified.tail.g_metric import MAX_G_DIM, metric_bound, stein_metric
 from certified.tail.protocol import LemmaPicture
 from certified.tail.t4_leader_follower import (
     LeaderFollowerBound,
@@ -63,8 +66,11 @@ class Split:
     BFF : dim_f × dim_f
         The F block of B' = SᵀBS (BFG, BGF: its F–G blocks when non-zero, else None).
     nu, g : Fraction
-        ν = ‖V_G‖∞ (max row sum, ν ≤ λ) and g = Σ|B'_GG| (so |uᵀB'_GG v| ≤ g for
-        ‖u‖∞, ‖v‖∞ ≤ 1).
+        ν ≤ λ bounds V_G's growth in the norm on G (ν = ‖V_G‖∞, the max row sum, when
+        ``G_metric`` is None) and g = Σ|B'_GG| (so |uᵀB'_GG v| ≤ g for ‖u‖∞, ‖v‖∞ ≤ 1).
+    G_metric : (d − dim_f)×(d − dim_f) exact matrix or None
+        P of the quadratic norm N(y) = (yᵀPy)^{1/2} on G (``tail.g_metric``), with
+        P − I ≻ 0 and ν²P − V_GᵀPV_G ≻ 0; None: the max-norm in the basis S_G.
     """
 
     lam: Fraction
@@ -78,6 +84,11 @@ class Split:
     BGF: Matrix | None = None
     h_FG: Fraction = Fraction(0)  # Σ|B'_FG|, Σ|B'_GF|
     h_GF: Fraction = Fraction(0)
+    G_metric: Matrix | None = None
+
+    def g_norm(self, box: list[Box]) -> Fraction:
+        """An upper bound of the norm on G over a box of G-coordinates."""
+        return metric_bound(self.G_metric, box)
 
     @property
     def combined(self) -> bool:
@@ -176,7 +187,9 @@ def paranormal_split(V: Matrix, B: Matrix, min_dim: int = 2) -> tuple[Split | No
     range(V − λI) used (the lemma's exponents need nothing more; ν < λ also proves
     ρ(V_G) < λ, i.e. V paranormal). With 2ν ≤ λ and B' = SᵀBS without F–G blocks the
     plain margin reduction applies; otherwise the combined margin of
-    ``proofs_notes/tail.md`` (``Split.combined``). Returns ``(None, reason)`` otherwise.
+    ``proofs_notes/tail.md`` (``Split.combined``). When every basis gives 2ν > λ, a
+    quadratic norm on G (``Split.G_metric``) is kept if it gives ν ≤ λ where no basis does,
+    or 2ν ≤ λ. Returns ``(None, reason)`` otherwise.
     """
     d = len(V)
     if d > MAX_DIM:
@@ -209,22 +222,35 @@ def paranormal_split(V: Matrix, B: Matrix, min_dim: int = 2) -> tuple[Split | No
     if d - k >= 2 and 2 * nu > lam_s:
         Ss, Sinv, nu = _smaller_nu(Vs, Ss, Sinv, k, nu, lambda G: _jordan_basis(G, lam_s))
     lam = _frac(lam_s)
+    metric = None
+    if d - k >= 2 and 2 * nu > lam_s:
+        # a quadratic norm on G reaches any ν > ρ(V_G), where every basis may stay above:
+        # a complex pair has ‖·‖∞ ≥ |a| + |b| > (a² + b²)^{1/2}; keep it when no basis gives
+        # ν ≤ λ, or when it brings ν into the plain range 2ν ≤ λ (which T8's discrete form
+        # needs)
+        VG = Sinv[k:, :] * Vs * Ss[:, k:]
+        found = stein_metric([[_frac(VG[i, j]) for j in range(d - k)] for i in range(d - k)],
+                             lam)
+        if found is not None and (_frac(nu) > lam or 2 * found[1] <= lam):
+            metric, nu = found[0], sympy.Rational(found[1].numerator, found[1].denominator)
     if _frac(nu) > lam:
         return None, (f"‖V_G‖∞ = {nu} > λ = {lam_s} in the bases tried (range(V − λI)'s "
-                      "columns, V_G's eigenvectors, its scaled Jordan basis): Lemma T8 "
-                      "needs the G-growth rate ν ≤ λ (ν ≤ λ/2 without its combined margin)")
+                      "columns, V_G's eigenvectors, its scaled Jordan basis), and no "
+                      "quadratic norm on G with ν ≤ λ was found (ρ(V_G) ≥ λ, dim G = 1, or "
+                      f"dim G > {MAX_G_DIM}): Lemma T8 needs the G-growth rate ν ≤ λ")
     Bs = sympy.Matrix(d, d, lambda i, j: sympy.Rational(B[i][j].numerator, B[i][j].denominator))
     Bp = Ss.T * Bs * Ss
     g = sum((abs(Bp[i, j]) for i in range(k, d) for j in range(k, d)), sympy.Integer(0))
     conv = lambda A: [[_frac(A[i, j]) for j in range(A.shape[1])] for i in range(A.shape[0])]
-    split = Split(lam, k, conv(Ss), conv(Sinv), conv(Bp[:k, :k]), _frac(nu), _frac(g))
+    split = Split(lam, k, conv(Ss), conv(Sinv), conv(Bp[:k, :k]), _frac(nu), _frac(g),
+                  G_metric=metric)
     if any(Bp[i, j] != 0 for i in range(k) for j in range(k, d)) or \
             any(Bp[i, j] != 0 for i in range(k, d) for j in range(k)):
         # F–G cross terms: the combined within-cluster margin (Hμ̂) of tail.md
         hFG = sum((abs(Bp[i, j]) for i in range(k) for j in range(k, d)), sympy.Integer(0))
         hGF = sum((abs(Bp[i, j]) for i in range(k, d) for j in range(k)), sympy.Integer(0))
         split = Split(lam, k, split.S, split.Sinv, split.BFF, split.nu, split.g,
-                      conv(Bp[:k, k:]), conv(Bp[k:, :k]), _frac(hFG), _frac(hGF))
+                      conv(Bp[:k, k:]), conv(Bp[k:, :k]), _frac(hFG), _frac(hGF), metric)
     return split, ""
 
 
@@ -281,6 +307,8 @@ class ParanormalBound:
                            "u = S^{-1} x with S = basis (columns: F, then G); "
                            "G_boxes_at_T are u_G = y",
         })
+        if sp.G_metric is not None:  # the quadratic norm on G (tail.g_metric)
+            out["G_metric"] = [[fraction_to_str(x) for x in row] for row in sp.G_metric]
         if self.cross is not None:  # Lemma T8 with F–G cross terms
             c = self.cross
             out.update({
@@ -345,7 +373,7 @@ def try_paranormal(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerSet,
         return None, why
     boxes = [[checkable_box(bk, zF[i, c], keep) for c in range(k)] for i in range(n)]
     g_boxes = [[checkable_box(bk, y[i, c], keep) for c in range(d - k)] for i in range(n)]
-    Y = max((max(abs(lo), abs(hi)) for row in g_boxes for lo, hi in row), default=Fraction(0))
+    Y = max((split.g_norm(row) for row in g_boxes), default=Fraction(0))
     Dm, followers = difference_matrix(bk, n, k, leader)
     diffs: dict[int, list] = {}
     if followers:
@@ -397,8 +425,7 @@ def _with_cross_terms(bk: Backend, split: Split, n: int, t: Fraction, S: LohnerS
         W = {j: [checkable_box(bk, EW[r, c], keep) for c in range(d - k)]
              for r, j in enumerate(followers)}
     Z = max(max(abs(lo), abs(hi)) for row in boxes for lo, hi in row)
-    Wmax = max((max(abs(lo), abs(hi)) for row in W.values() for lo, hi in row),
-               default=Fraction(0))
+    Wmax = max((split.g_norm(row) for row in W.values()), default=Fraction(0))
     eps = max((max(abs(lo), abs(hi)) for row in diffs.values() for lo, hi in row),
               default=Fraction(0))
     eta_cap = eps + Fraction(1, 2 ** 200)  # the κ_μ below holds for any η ≤ eta_cap

@@ -26,6 +26,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 _LINE = dict(V=[[1]], Q=[[1]], K=[[1]], X0=[[-2], [1], [2]])
 _TRIPLE = dict(V=[[1]], Q=[[1]], K=[[1]], X0=[[1], [0], [-1]])
+#: Lemma T8 with a quadratic norm on G (the pair 3/5 ± 3i/5: |a| + |b| = 6/5 > λ = 1)
+_ROTATING = dict(V=[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, "3/5", "-3/5"], [0, 0, "3/5", "3/5"]],
+                 Q=[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
+                 K=[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
+                 X0=[[2, 1, "1/2", "-1/2"], [-1, 2, 0, "1/2"]])
 _EQUAL = dict(V=[[-1, 0], [0, -1]], Q=[[1, 0], [0, 1]], K=[[2, 1], [1, 2]],
               X0=[[1, 2], [1, 2], [1, 2]])
 
@@ -44,6 +49,7 @@ CASES = {
     "t8_52_cross": ("examples/thm5_2_cross_terms.json", "5.2", 6),
     "t8_52_line": ("examples/thm5_2_form_negative.json", "5.2", 8),
     "t8_42_line": ("examples/thm5_2_form_negative.json", "4.2", 8),
+    "t8_52_metric": (_ROTATING, "5.2", 8),
     # discrete time: Lemma T10 certified, and layers run with no lemma yet (undecided)
     "t10_31": ("examples/discrete_layers.json", "3.1", 8),
     "t10_und": ("examples/discrete_layers.json", "3.1", Fraction(1, 2)),

@@ -102,7 +102,11 @@ WITNESSES = {"tail_lemma.norm_S[][]": "T7's norm: any invertible S with the stor
              "tail_lemma.ell": "S3's ℓ < λ_min(P)",
              "tail_lemma.c": "S3's decay rate c in the P-norm",
              "tail_lemma.L_squared": "S3's L² ≥ ‖V‖²_P",
-             "tail_lemma.A_upper": "S3's bound A on the scores (p is checked against it)"}
+             "tail_lemma.A_upper": "S3's bound A on the scores (p is checked against it)",
+             # Lemma T8's quadratic norm on G: any P with P − I ≻ 0 and ν²P − V_GᵀPV_G ≻ 0;
+             # Y and the G-differences' norm are checked with the stored P
+             "tail_lemma.G_metric[][]": "T8's quadratic norm on G",
+             "tail_lemma.G_metric[]": "T8's quadratic norm on G (a row)"}
 
 _NUM = re.compile(r"\s*[+-]?(\d+(/\d+)?|\d*\.\d*([eE][+-]?\d+)?|\d+[eE][+-]?\d+)\s*")
 
@@ -164,7 +168,7 @@ def _is_interval(x: Any) -> bool:
 #: certificates whose replay takes seconds: by default only their claims are tampered
 #: (tail_lemma, limit, evidence, …), their instance, steps and records only with every=True
 #: (the same fields are tampered on the small Lemma T4 certificates by default)
-LONG = {"t6_small", "t7_52", "t8_52", "t8_52_cross", "t8_52_line", "t8_42_line", "t9_85",
+LONG = {"t6_small", "t7_52", "t8_52", "t8_52_cross", "t8_52_line", "t8_42_line", "t8_52_metric", "t9_85",
         "audit_theorem_2_1_d2_boundary_183"}
 _REPLAY_INPUTS = ("instance", "integration")
 

@@ -321,17 +321,20 @@ def test_split_takes_the_combined_margin_for_nu_between_half_lambda_and_lambda()
         is not None
 
 
-@pytest.mark.parametrize("VG, lower, upper", [
+@pytest.mark.parametrize("VG, lower, upper, metric", [
     # real eigenvalues 1/2, 2/5 of a non-normal block: ‖V_G‖∞ = 7/2 in a naive basis
-    ([["1/2", "3"], ["0", "2/5"]], F(1, 2), F(1, 2)),
-    # a complex pair 1/5 ± 3i/10 of a skewed block: |a| + |b| = 1/2 in its real basis
-    ([["1/5", "-3"], ["3/100", "1/5"]], F(1, 2), F(1, 2)),
+    ([["1/2", "3"], ["0", "2/5"]], F(1, 2), F(1, 2), False),
+    # a complex pair 1/5 ± 3i/10 of a skewed block: |a| + |b| = 1/2 in its real basis, just
+    # above λ/2 after the eigenvectors' rounding; the quadratic norm (ρ = 0.36) goes below
+    ([["1/5", "-3"], ["3/100", "1/5"]], F(36, 100), F(1, 2), True),
 ])
-def test_split_tries_the_eigenvector_basis_of_V_G(VG, lower, upper):
+def test_split_tries_the_eigenvector_basis_of_V_G(VG, lower, upper, metric):
     """V = P·diag(1, 1, V_G)·P⁻¹, B = I: T8's ν is ‖V_G‖∞ in whichever basis of G is used.
     In range(V − λI)'s columns ν > λ = 1 (the split was refused); in V_G's real eigenvector
     basis ν is the largest |μ| (real) or |a| + |b| (a pair), up to the eigenvectors'
-    rational rounding. Exact checks: S⁻¹VS = diag(I, V_G′), ν = ‖V_G′‖∞ ≥ ρ(V_G)."""
+    rational rounding; where that is still above λ/2, the quadratic norm on G
+    (test_g_metric.py) is taken if it is below. Exact checks: S⁻¹VS = diag(I, V_G′),
+    ν = ‖V_G′‖∞ ≥ ρ(V_G) (or the quadratic norm's conditions)."""
     import sympy
 
     P = sympy.Matrix([[1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1]])
@@ -345,8 +348,15 @@ def test_split_tries_the_eigenvector_basis_of_V_G(VG, lower, upper):
     assert sympy.Matrix(sp.Sinv) * sympy.Matrix(sp.S) == sympy.eye(4)
     assert Vp[:2, :2] == sympy.eye(2) and Vp[:2, 2:] == sympy.zeros(2, 2) \
         and Vp[2:, :2] == sympy.zeros(2, 2)
-    row_sums = [sum(abs(Vp[i, j]) for j in (2, 3)) for i in (2, 3)]
-    assert sp.nu == F(str(max(row_sums)))
+    assert (sp.G_metric is not None) == metric
+    if metric:
+        Pm = sympy.Matrix([[sympy.Rational(str(x)) for x in r] for r in sp.G_metric])
+        nu = sympy.Rational(str(sp.nu))
+        assert (Pm - sympy.eye(2)).is_positive_definite
+        assert (nu ** 2 * Pm - Vp[2:, 2:].T * Pm * Vp[2:, 2:]).is_positive_definite
+    else:
+        row_sums = [sum(abs(Vp[i, j]) for j in (2, 3)) for i in (2, 3)]
+        assert sp.nu == F(str(max(row_sums)))
     rho = max(abs(complex(e)) for e in G.eigenvals())
     assert rho <= float(sp.nu) and lower <= sp.nu <= upper + F(1, 10 ** 6)
 
