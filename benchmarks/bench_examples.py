@@ -21,7 +21,8 @@ CASES = [("thm2_1_one_dimensional", "2.1"), ("thm3_1_identity", "3.1"),
          ("discrete_good_triple", "4.2"), ("discrete_contracting", "8.5"),
          ("discrete_contracting_dt_3_2", "8.5"), ("thm5_2_jordan_block", "5.2"),
          ("thm4_2_two_tokens_tied", "4.2"), ("thm4_2_two_tokens_complex", "4.2"),
-         ("thm4_2_two_tokens_negative", "4.2"), ("thm5_2_rotating_G", "5.2")]
+         ("thm4_2_two_tokens_negative", "4.2"), ("thm5_2_rotating_G", "5.2"),
+         ("thm8_5_five_tokens", "8.5")]
 #: examples whose lemma needs a later time than the common t_max = 4
 T_MAX = {"discrete_paranormal": 8, "discrete_good_triple": 8, "discrete_contracting": 30,
          "discrete_contracting_dt_3_2": 300}

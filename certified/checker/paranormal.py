@@ -89,8 +89,9 @@ def _metric(lemma: dict, Vp: Mat, k: int, d: int, nu: Fraction) -> Mat | None:
 def _vertex_max(P: Mat, box: list) -> Fraction:
     """max yᵀPy over the box's vertices: the maximum over the box (yᵀPy is convex)."""
     m = len(box)
-    return max((sum((v[i] * P[i][j] * v[j] for i in range(m) for j in range(m)), Fraction(0))
-                for v in itertools.product(*box)), default=Fraction(0))
+    # the product of m two-point sets is never empty (one empty vertex when m = 0)
+    return max(sum((v[i] * P[i][j] * v[j] for i in range(m) for j in range(m)), Fraction(0))
+               for v in itertools.product(*box))
 
 
 def _norm_up(P: Mat | None, box: list) -> Fraction:

@@ -117,3 +117,79 @@ def test_Y_at_its_edge(cert):
     assert below * below <= need
     below -= Q(1, 10 ** 30)
     assert _fails(_edit(cert, Y=str(below))) == "tail_lemma.Y"
+
+
+def test_P_minus_I_means_the_identity(cert):
+    """P = diag(3, 1): P − I = diag(2, 0) is singular, so rejected (P minus the all-ones
+    off-diagonal, [[3, −1], [−1, 1]], would be positive definite)."""
+    assert _fails(_edit(cert, G_metric=[["3", "0"], ["0", "1"]])) == "tail_lemma.G_metric"
+
+
+@pytest.mark.parametrize("raw", [
+    "2",                                   # not a list
+    [["2", "0"]],                          # one row for dim G = 2
+    [["2", "0"], ["0"]],                   # a short row
+    [["2", "0"], "0"],                     # a row that is not a list
+])
+def test_misshapen_metric_message_word_for_word(cert, raw):
+    with pytest.raises(CheckFailure) as e:
+        _claims(_edit(cert, G_metric=raw))
+    assert str(e.value) == (f"tail_lemma.G_metric: Expected a 2×2 matrix (dim G = 2, at most "
+                            f"8). Got {repr(raw)[:60]}.")
+
+
+def _diag(values) -> list:
+    m = len(values)
+    return [[Q(values[i]) if i == j else Q(0) for j in range(m)] for i in range(m)]
+
+
+@pytest.mark.parametrize("m, ok", [(1, True), (8, True), (9, False)])
+def test_metric_dimensions_one_to_eight(m, ok):
+    """_metric on V' = diag(1, (1/2)I_m), P = 2I_m, ν = 1 (ν²P − V_GᵀPV_G = (3/2)I ≻ 0):
+    accepted for 1 ≤ dim G ≤ 8, a vertex count of at most 2⁸; rejected above."""
+    from certified.checker.paranormal import _metric
+
+    Vp = _diag([1] + [Q(1, 2)] * m)
+    lemma = {"G_metric": [["2" if i == j else "0" for j in range(m)] for i in range(m)],
+             "nu": "1"}
+    if ok:
+        assert _metric(lemma, Vp, 1, m + 1, Q(1)) == _diag([2] * m)
+    else:
+        with pytest.raises(CheckFailure, match=r"^tail_lemma\.G_metric: Expected a 9×9 matrix "
+                                               r"\(dim G = 9, at most 8\)"):
+            _metric(lemma, Vp, 1, m + 1, Q(1))
+
+
+def test_vertex_max_and_norm_bound_against_a_direct_enumeration():
+    """_vertex_max is the largest yᵀPy over the box's vertices (an asymmetric box, a
+    non-diagonal P: the maximum is at one vertex only); _norm_up is the integer-square-root
+    bound (⌊√(a·b·4⁶⁴)⌋ + 1)/(b·2⁶⁴) of it, above √q by at most 1/(b·2⁶⁴)."""
+    from math import isqrt
+
+    from certified.checker.paranormal import _norm_up, _vertex_max
+
+    P = [[Q(2), Q(1, 2)], [Q(1, 2), Q(1)]]
+    box = [(Q(-1, 3), Q(2)), (Q(-3, 2), Q(1, 4))]
+    vals = {v: v[0] * v[0] * 2 + v[0] * v[1] + v[1] * v[1] for v in itertools.product(*box)}
+    top = max(vals.values())
+    assert sorted(vals.values())[-2] < top == _vertex_max(P, box)
+    up = _norm_up(P, box)
+    assert up == Q(isqrt(top.numerator * top.denominator * 4 ** 64) + 1,
+                   top.denominator * 2 ** 64)
+    assert up * up > top and (up - Q(1, top.denominator * 2 ** 64)) ** 2 <= top
+    assert _norm_up(None, box) == Q(2)          # the max-norm: max |end|
+    assert _norm_up(None, []) == 0 and _vertex_max(P, []) == 0
+
+
+def test_long_metrics_are_quoted_to_sixty_characters(cert):
+    """The 'Got' part of both G_metric messages is the first 60 characters of the value."""
+    tiny = [["1/2000000000000000000000", "0"], ["0", "1/3000000000000000000000"]]
+    with pytest.raises(CheckFailure) as e:
+        _claims(_edit(cert, G_metric=tiny))
+    assert str(e.value) == ("tail_lemma.G_metric: Expected a symmetric P with P − I positive "
+                            f"definite (Sylvester, exact). Got {repr(tiny)[:60]}.")
+    wide = [["2", "0", "0000000000000000000000000000000"]] * 3
+    with pytest.raises(CheckFailure) as e:
+        _claims(_edit(cert, G_metric=wide))
+    assert str(e.value) == ("tail_lemma.G_metric: Expected a 2×2 matrix (dim G = 2, at most 8)."
+                            f" Got {repr(wide)[:60]}.")

@@ -10,7 +10,10 @@ import math
 from fractions import Fraction as F
 
 import mpmath
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from certified import Instance
 from certified.checker import check_certificate
@@ -173,3 +176,45 @@ def test_the_differential_inequality_of_lemma_t9_at_random_and_near_tight_states
         Edot, E = _energy_derivative(1, [[1]], [[s], [-s]])
         bound = -min(1 / E, mpmath.exp(-2 * E) / 2) * E ** 2
         assert bound * 2 * mpmath.exp(2 * E) * 1.001 <= Edot <= bound, (s, Edot, bound)
+
+
+_COORD = st.integers(-6, 6).map(lambda k: F(k, 2))  # [−3, 3] in steps of 1/2
+
+
+@settings(max_examples=3, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(_COORD, _COORD), min_size=5, max_size=5, unique=True))
+def test_five_tokens_in_the_square_certified_with_a_rate_the_oracle_obeys(points):
+    """Theorem 8.5's setting of the issue: V = −I₂, Q = K = I₂, five distinct tokens in
+    [−3, 3]² (the shipped examples/thm8_5_five_tokens.json is one): certified by Lemma T9,
+    checked valid, and a float64 RK4 solution two time units after T obeys the certified
+    rate Σ|x_i|² ≤ E_T/(1 + c(t − T)), and |P_ij − 1/n| ≤ (e^{2E} − 1)/n at the oracle's E."""
+    X0 = [list(p) for p in points]
+    inst = Instance.create(V=[[-1, 0], [0, -1]], Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]], X0=X0)
+    v = certify(inst, "8.5", digits=12, t_max=8, max_seconds=None, refine_t=0)
+    assert v.verdict == "certified" and v.tail.lemma == "T9", v.reason
+    c = json.loads(json.dumps(to_certificate(v)))
+    rep = check_certificate(copy.deepcopy(c))
+    assert rep.valid, rep.message
+    lemma = c["tail_lemma"]
+    T, E_T, cl = (F(lemma[k]) for k in ("T", "E_T_upper", "c_lower"))
+    # the oracle: float64 RK4 (h = 1/100) of ẋ_i = −Σ_j P_ij x_j to T + 2, no library code
+    X = np.array([[float(x) for x in row] for row in X0])
+
+    def f(X):
+        S = X @ X.T
+        S -= S.max(axis=1, keepdims=True)
+        P = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
+        return -P @ X
+
+    h, steps = 0.01, int(round(float(T + 2) * 100))
+    for _ in range(steps):
+        k1 = f(X)
+        k2 = f(X + h / 2 * k1)
+        k3 = f(X + h / 2 * k2)
+        X = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + f(X + h * k3))
+    E = float((X * X).sum())
+    S = X @ X.T
+    P = np.exp(S - S.max(axis=1, keepdims=True))
+    P /= P.sum(axis=1, keepdims=True)
+    assert E <= float(E_T / (1 + cl * 2)) * (1 + 1e-9)
+    assert abs(P - 1 / 5).max() <= (math.exp(2 * E) - 1) / 5 * (1 + 1e-6) + 1e-15
