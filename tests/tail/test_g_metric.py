@@ -195,3 +195,46 @@ def test_the_rotating_G_example_end_to_end():
                 lo, hi = (float(F(x)) for x in cl["center"][r])
                 assert lo - 1e-6 <= zF[i, r] <= hi + 1e-6, (i, r, zF[i, r], lo, hi)
         assert float(F(cl["center"][1][1])) - float(F(cl["center"][1][0])) < 1e-3
+
+
+def test_discrete_time_with_the_metric_certified_checked_and_tampered():
+    """V = diag(1, 1) ⊕ the pair 3/10 ± 3i/10, Δt = 1/10: T8's discrete form needs
+    (1 + νΔt)² ≤ 1 + λΔt, which ν = |a| + |b| = 3/5 fails and the quadratic norm's ν ≈ 0.46
+    meets. Certified, checked valid (the checker iterates the layer map), and each
+    cluster's F-centre (width < 0.03) contains a float64 iteration's z_F = 1.1^{−k}x_F at
+    layer 400 to 10⁻⁹; a ν breaking the step-size condition, or the metric removed (‖V_G‖∞ = 3/5 > ν),
+    is rejected naming nu."""
+    from tests.test_checker import failing_field, redigest
+
+    I4 = [[int(i == j) for j in range(4)] for i in range(4)]
+    V = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, "3/10", "-3/10"], [0, 0, "3/10", "3/10"]]
+    X0 = [[2, 1, "1/2", "-1/2"], [-1, 2, 0, "1/2"], [1, -2, "-1/2", 0]]
+    inst = Instance.create(V=V, Q=I4, K=I4, X0=X0, time={"discrete": "1/10"})
+    v = certify(inst, "5.2", digits=20, t_max=8, refine_t=0, max_seconds=None)
+    assert v.verdict == "certified", v.reason
+    c = json.loads(json.dumps(to_certificate(v)))
+    lemma = c["tail_lemma"]
+    assert "G_metric" in lemma and (1 + F(lemma["nu"]) / 10) ** 2 <= F(11, 10)
+    rep = check_certificate(copy.deepcopy(c))
+    assert rep.valid, rep.message
+    X = np.array([[float(F(x)) for x in r] for r in X0])
+    Vf = np.array([[float(F(x)) for x in r] for r in V])
+    for _ in range(400):
+        S = X @ X.T
+        P = np.exp(S - S.max(axis=1, keepdims=True))
+        P /= P.sum(axis=1, keepdims=True)
+        X = X + 0.1 * (P @ X) @ Vf.T
+    zF = X[:, :2] / 1.1 ** 400
+    for cl in c["limit"]["clusters"]:
+        for i in cl["members"]:
+            for r in range(2):
+                lo, hi = (float(F(x)) for x in cl["center"][r])
+                assert lo - 1e-9 <= zF[i, r] <= hi + 1e-9, (i, r, zF[i, r], lo, hi)
+                # width: 2δ₀ at layer 4 (0.0256 here), no rate inside a cluster is claimed
+                assert hi - lo < 0.03
+    bad = copy.deepcopy(c)
+    bad["tail_lemma"]["nu"] = "1/2"  # (1 + 1/20)² = 1.1025 > 1.1
+    assert failing_field(redigest(bad)) == "tail_lemma.nu"
+    bad = copy.deepcopy(c)
+    del bad["tail_lemma"]["G_metric"]
+    assert failing_field(redigest(bad)) == "tail_lemma.nu"
