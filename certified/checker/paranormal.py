@@ -62,8 +62,8 @@ def _mul(A: Mat, B: Mat) -> Mat:
 def _metric(lemma: dict, Vp: Mat, k: int, d: int, nu: Fraction) -> Mat | None:
     """The stored quadratic norm N(y) = (yᵀPy)^{1/2} on G (``tail_lemma.G_metric``), or
     None (the max-norm in the basis). P must be symmetric with P − I ≻ 0 (so N ≥ |·|∞ and
-    every bilinear bound stated with |·|∞ holds with N) and ν²P − V_GᵀPV_G ≻ 0 (so
-    N(V_G y) ≤ νN(y), the G-growth rate), both decided exactly."""
+    every bilinear bound stated with |·|∞ holds with N), ν > 0 and ν²P − V_GᵀPV_G ≻ 0 (so
+    N(V_G y) ≤ νN(y), the G-growth rate), decided exactly."""
     if "G_metric" not in lemma:
         return None
     m, raw = d - k, lemma["G_metric"]
@@ -76,6 +76,9 @@ def _metric(lemma: dict, Vp: Mat, k: int, d: int, nu: Fraction) -> Mat | None:
     if not is_positive_definite([[P[i][j] - int(i == j) for j in range(m)] for i in range(m)]):
         raise CheckFailure("tail_lemma.G_metric", "a symmetric P with P − I positive definite "
                            "(Sylvester, exact)", repr(raw)[:60])
+    if not nu > 0:  # (N2) holds for −ν as well: the rate's sign is checked on its own
+        raise CheckFailure("tail_lemma.nu", "> 0 (the growth rate in G_metric's norm)",
+                           str(lemma["nu"]))
     VG = [row[k:] for row in Vp[k:]]
     VPV = [[sum((VG[a][i] * P[a][b] * VG[b][j] for a in range(m) for b in range(m)),
                 Fraction(0)) for j in range(m)] for i in range(m)]

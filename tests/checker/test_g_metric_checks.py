@@ -92,12 +92,14 @@ def test_asymmetric_or_misshapen_metric_rejected(cert):
 
 
 @pytest.mark.parametrize("nu, ok", [("8486/10000", True), ("8485/10000", False),
-                                    ("1/2", False)])
+                                    ("1/2", False), ("-60573/65536", False), ("0", False)])
 def test_rate_at_the_pair_modulus_edge(cert, nu, ok):
     """With P = c·I, ν²P − V_GᵀPV_G = c(ν² − 18/25)I: positive definite iff ν² > 18/25
     (ν = 0.8486: ν² = 0.72012; ν = 0.8485: ν² = 0.71995). A smaller ν only shrinks the
-    other needs (Δ₀ ∝ ν), so the accepted edit passes every claim check."""
-    assert (Q(nu) ** 2 > Q(18, 25)) == ok
+    other needs (Δ₀ ∝ ν), so the accepted edit passes every claim check. The stored ν with
+    its sign flipped meets ν²P − V_GᵀPV_G ≻ 0 too, and would pass ν ≤ λ, 2ν ≤ λ and
+    (HΔ) trivially: rejected by ν > 0."""
+    assert (Q(nu) > 0 and Q(nu) ** 2 > Q(18, 25)) == ok
     bad = _edit(cert, nu=nu)
     if ok:
         assert _claims(bad).startswith("claims checked")
