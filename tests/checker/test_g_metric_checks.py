@@ -195,3 +195,11 @@ def test_long_metrics_are_quoted_to_sixty_characters(cert):
         _claims(_edit(cert, G_metric=wide))
     assert str(e.value) == ("tail_lemma.G_metric: Expected a 2×2 matrix (dim G = 2, at most 8)."
                             f" Got {repr(wide)[:60]}.")
+
+
+@pytest.mark.parametrize("nu", ["-60573/65536", "0"])
+def test_non_positive_rate_message_word_for_word(cert, nu):
+    """ν ≤ 0 is rejected by its own rule, before ν²P − V_GᵀPV_G ≻ 0 (which −ν meets)."""
+    with pytest.raises(CheckFailure) as e:
+        _claims(_edit(cert, nu=nu))
+    assert str(e.value) == f"tail_lemma.nu: Expected > 0 (the growth rate in G_metric's norm). Got {nu}."
