@@ -28,7 +28,7 @@ from typing import Iterator
 import mpmath.libmp as L
 import numpy as np
 
-__all__ = ["EXP_ARG_MAX", "Ball", "BallError", "ExactRadii", "FloatRadii", "RadiusOverflow", "bdot",
+__all__ = ["EXP_ARG_MAX", "sqrt_up", "Ball", "BallError", "ExactRadii", "FloatRadii", "RadiusOverflow", "bdot",
            "scale", "scaled", "set_scale", "const", "interval", "one", "with_radii"]
 
 _P = 200  # fixed-point scale: one unit is 2^-P
@@ -226,6 +226,13 @@ class Ball:
 # at P = 207, fewer than the 30 a certificate stores. Quantities that may be that small —
 # the tail bounds δ₀, η₀ of Lemma T4 and κ of Lemma T8 — are bounded in mpmath floats
 # instead: P significant bits whatever the magnitude (e^−b for b = 10⁶⁹ included).
+
+def sqrt_up(q: Fraction, bits: int) -> Fraction:
+    """A rational > √q for q = n/d ≥ 0, exact integers: (⌊√(n·d·4^bits)⌋ + 1)/(d·2^bits),
+    above √q by at most 1/(d·2^bits)."""
+    n, d = q.numerator, q.denominator
+    return Fraction(isqrt(n * d * 4 ** bits) + 1, d * 2 ** bits)
+
 
 def mpf_up(q: Fraction) -> tuple:
     """An mpf ≥ the rational q (P significant bits)."""

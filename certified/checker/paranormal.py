@@ -15,14 +15,13 @@ F and G boxes contain the replayed set mapped by S⁻¹ (scaled by e^{−λT} fo
 from __future__ import annotations
 
 import itertools
-import math
 from fractions import Fraction
 
 import mpmath.libmp as L
 import numpy as np
 
 from .balls import (Ball, add_up, const, div_up, exp_down, exp_up, le_q, mpf_down, mpf_up,
-                    mul_down, mul_up)
+                    mul_down, mul_up, sqrt_up)
 from .errors import CheckFailure
 from .hypotheses import is_positive_definite, rank
 from .lemmas import (
@@ -102,9 +101,7 @@ def _norm_up(P: Mat | None, box: list) -> Fraction:
     (⌊√(q·d·4^64)⌋ + 1)/(d·2^64) ≥ √q for q = n/d the vertex maximum of yᵀPy."""
     if P is None:
         return max((max(abs(lo), abs(hi)) for lo, hi in box), default=Fraction(0))
-    q = _vertex_max(P, box)
-    return Fraction(math.isqrt(q.numerator * q.denominator * 4 ** 64) + 1,
-                    q.denominator * 2 ** 64)
+    return sqrt_up(_vertex_max(P, box), 64)
 
 
 def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = None) -> dict:
@@ -177,7 +174,7 @@ def check_paranormal(lemma: dict, V: Mat, B: Mat, n: int, dt: Fraction | None = 
     if len(gb) != n or any(len(row) != d - k for row in gb):
         raise CheckFailure("tail_lemma.G_boxes_at_T", f"{n}×{d - k} intervals", "another shape")
     if metric is None:
-        Ymin = max((max(abs(lo), abs(hi)) for row in gb for lo, hi in row), default=Fraction(0))
+        Ymin = max((_norm_up(None, row) for row in gb), default=Fraction(0))
         if Y < Ymin:
             raise CheckFailure("tail_lemma.Y", f">= {float(Ymin)!r} (G_boxes_at_T)",
                                str(lemma["Y"]))

@@ -7,12 +7,11 @@ negative case every constant of the Lyapunov bound is re-derived in exact ration
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
 
-from .balls import exp_up, le_q, mpf_up
+from .balls import exp_up, le_q, mpf_up, sqrt_up
 from .errors import CheckFailure
 from .hypotheses import Mat, is_positive_definite, reading
 from .lemmas import _q, closed
@@ -36,12 +35,6 @@ _KEYS = {"tied": {"lemma", "case", "lambda1"}, "complex": {"lemma", "case", "tra
                       "growth_exponent_lower"}}
 
 _Ctx = Any  # checker._Ctx
-
-
-def _sqrt_up(q: Fraction, bits: int = 96) -> Fraction:
-    """A rational ≥ √q for q ≥ 0."""
-    n, d = q.numerator, q.denominator
-    return Fraction(math.isqrt(n * d * 4 ** bits) + 1, d * 2 ** bits)
 
 
 def _mat(x: Any, d: int, where: str) -> Mat:
@@ -115,8 +108,8 @@ def _check_negative(lemma: dict, V: Mat, B: Mat, X0: Mat) -> Fraction:
         raise CheckFailure("tail_lemma.M_squared", f"{M2} (max(m₀ᵀPm₀, L²Δ²/(4c²)))",
                            str(lemma["M_squared"]))
     BF2 = sum((x * x for row in B for x in row), Fraction(0))
-    Dup = _sqrt_up(D2)
-    A = _sqrt_up(BF2) / ell * (_sqrt_up(M2) + Dup / 2) * Dup
+    Dup = sqrt_up(D2, 96)
+    A = sqrt_up(BF2, 96) / ell * (sqrt_up(M2, 96) + Dup / 2) * Dup
     A_claim = _q(lemma["A_upper"], "tail_lemma.A_upper")
     if not A_claim >= A:
         raise CheckFailure("tail_lemma.A_upper", f">= {float(A)!r} (‖B‖_F/ℓ·(M + Δ/2)·Δ, "

@@ -25,6 +25,8 @@ __all__ = [
     "charpoly",
     "Inertia",
     "inertia",
+    "positive_definite",
+    "quadratic_form",
     "primitive_integer_poly",
 ]
 
@@ -148,3 +150,14 @@ def inertia(s: Matrix) -> Inertia:
     if positive + zero + negative != d:  # impossible for a real-rooted polynomial
         raise ArithmeticError("Descartes count inconsistent: charpoly not real-rooted")
     return Inertia(positive, zero, negative)
+
+
+def positive_definite(s: Sequence[Sequence[Fraction]]) -> bool:
+    """A **symmetric** rational matrix is positive definite (exact, by :func:`inertia`)."""
+    return inertia(s).positive == len(s)
+
+
+def quadratic_form(P: Sequence[Sequence[Fraction]], v: Sequence[Fraction]) -> Fraction:
+    """vᵀPv, exact."""
+    m = len(v)
+    return sum((v[i] * P[i][j] * v[j] for i in range(m) for j in range(m)), Fraction(0))

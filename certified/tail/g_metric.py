@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from certified.exact.linalg import inertia
+from certified.exact.linalg import matmul, positive_definite, quadratic_form, transpose
 from certified.exact.rationals import decimal_ceil, sqrt_up
 
 __all__ = ["MAX_G_DIM", "stein_metric", "metric_bound"]
@@ -34,10 +34,6 @@ Matrix = list[list[Fraction]]
 #: Largest dim G for which the quadratic norm is offered: N's bound on a box is the
 #: maximum of yᵀPy over its 2^dim G vertices (exact rationals, by convexity).
 MAX_G_DIM = 8
-
-
-def _positive_definite(M: Matrix) -> bool:
-    return inertia(M).positive == len(M)
 
 
 def _dyadic(x: float, bits: int) -> Fraction:
@@ -87,12 +83,10 @@ def stein_metric(VG: Matrix, lam: Fraction) -> tuple[Matrix, Fraction] | None:
     Pf = Pf / low * (1 + 2 ** -10)  # λ_min just above 1: P − I ≻ 0 with a little room
     bits = 40 - int(np.ceil(np.log2(max(1.0, float(abs(Pf).max())))))
     P = [[_dyadic(Pf[min(i, j), max(i, j)], bits) for j in range(m)] for i in range(m)]
-    VGt = [list(col) for col in zip(*VG)]
-    VPV = [[sum((VGt[i][a] * P[a][b] * VG[b][j] for a in range(m) for b in range(m)),
-                Fraction(0)) for j in range(m)] for i in range(m)]
-    if not _positive_definite([[P[i][j] - int(i == j) for j in range(m)] for i in range(m)]):
+    VPV = matmul(transpose(VG), matmul(P, VG))
+    if not positive_definite([[P[i][j] - int(i == j) for j in range(m)] for i in range(m)]):
         return None
-    if not _positive_definite([[nu * nu * P[i][j] - VPV[i][j] for j in range(m)]
+    if not positive_definite([[nu * nu * P[i][j] - VPV[i][j] for j in range(m)]
                                for i in range(m)]):
         return None
     return P, nu
@@ -105,9 +99,5 @@ def metric_bound(P: Matrix | None, box: list[tuple[Fraction, Fraction]]) -> Frac
     up to 20 significant digits (so at least the checker's own bound, ``sqrt_up``'s)."""
     if P is None:
         return max((max(abs(lo), abs(hi)) for lo, hi in box), default=Fraction(0))
-    m = len(box)
-    best = Fraction(0)
-    for v in itertools.product(*box):
-        q = sum((v[i] * P[i][j] * v[j] for i in range(m) for j in range(m)), Fraction(0))
-        best = max(best, q)
+    best = max(quadratic_form(P, v) for v in itertools.product(*box))
     return Fraction(decimal_ceil(sqrt_up(best), 20))

@@ -28,7 +28,7 @@ from flint import arb, fmpq
 from certified.errors import UndecidedError
 from certified.exact.arb_convert import arb_bounds
 from certified.exact.instance import Instance
-from certified.exact.linalg import inertia, sym_part
+from certified.exact.linalg import positive_definite, quadratic_form, sym_part
 from certified.exact.rationals import decimal_floor, fraction_to_str, sqrt_up
 from certified.exact.spectrum import Spectrum
 from certified.tail.protocol import LemmaPicture
@@ -120,17 +120,12 @@ def _lyapunov(V: list[list[Fraction]]) -> list[list[Fraction]] | None:
 
 
 def _pd(M: list[list[Fraction]]) -> bool:
-    return inertia(sym_part(M)).positive == len(M)
+    return positive_definite(sym_part(M))
 
 
 def _mul(A: list, B: list) -> list:
     return [[sum((A[i][k] * B[k][j] for k in range(len(B))), Fraction(0))
              for j in range(len(B[0]))] for i in range(len(A))]
-
-
-def _quad(P: list, v: list) -> Fraction:
-    return sum((v[i] * P[i][j] * v[j] for i in range(len(v)) for j in range(len(v))),
-               Fraction(0))
 
 
 @dataclass(frozen=True)
@@ -208,7 +203,7 @@ def two_tokens(inst: Instance, digits: int = 30, reading: tuple[str, dict] | Non
     VT = [list(r) for r in zip(*V)]
     VPV = _mul(_mul(VT, P), V)
     L2 = sum((VPV[i][i] for i in range(d)), Fraction(0)) / ell + 1
-    D2, N2 = _quad(P, delta), _quad(P, m0)
+    D2, N2 = quadratic_form(P, delta), quadratic_form(P, m0)
     M2 = max(N2, L2 * D2 / (4 * c * c))
     BF2 = sum((x * x for row in B for x in row), Fraction(0))
     Dup = sqrt_up(D2)
