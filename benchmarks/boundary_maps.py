@@ -40,7 +40,7 @@ RESULTS = os.path.join(HERE, "..", "docs", "results", "boundary")
 FIGURE = os.path.join(HERE, "..", "docs", "figures", "boundary_maps.png")
 
 #: id: (label, theorem, source). A source is ("family", name, n, d) or
-#: ("strategy", theorem, violation or None).
+#: ("strategy", theorem, violation or None[, options of the strategy]).
 ROWS = {
     # the paper's Section 12.1 experiment: QᵀK random, so (almost surely) not symmetric,
     # i.e. outside 3.1's and 5.2's hypotheses, where the paper reports the pattern persists
@@ -50,8 +50,14 @@ ROWS = {
                     ("family", "section-12.1-paranormal", 3, 2)),
     "3_1_inside": ("3.1 inside its hypotheses (strategy)", "3.1", ("strategy", "3.1", None)),
     "5_2_inside": ("5.2 inside its hypotheses (strategy)", "5.2", ("strategy", "5.2", None)),
-    "4_2_inside": ("4.2 inside Definition 4.1 (good triples)", "4.2",
+    "4_2_inside": ("4.2 inside Definition 4.1, n 2–4, d 2–3, entries up to 3", "4.2",
                    ("strategy", "4.2", None)),
+    # Section 12.1's size (n = 3, d = 2) inside Definition 4.1, at a scale where the scores
+    # are O(10) at t = 0: the row above (entries up to 3, d up to 3) has scores up to 425
+    # there, and its validated steps are short from the start
+    "4_2_inside_n3d2": ("4.2 inside Definition 4.1, n = 3, d = 2, entries in [−1, 1]", "4.2",
+                        ("strategy", "4.2", None,
+                         {"n": 3, "d": 2, "max_abs": 1, "max_denominator": 2})),
     "bool_d2": ("2.1's Boolean two-leader form, V = Q = K = I, d = 2, n = 5", "2.1",
                 ("family", "attention-boolean", 5, 2)),
     "bool_d3": ("2.1's Boolean two-leader form, V = Q = K = I, d = 3, n = 5", "2.1",
@@ -71,8 +77,9 @@ def instances(source: tuple, samples: int) -> list:
     if source[0] == "family":
         _, name, n, d = source
         return [family_instance(name, i, n=n, d=d, seed=0) for i in range(samples)]
-    _, theorem, violation = source
-    return strategy_instances(theorem, samples, violate=violation, seed=0)
+    _, theorem, violation, *options = source  # options: the strategy's n, d, max_abs, …
+    return strategy_instances(theorem, samples, violate=violation, seed=0,
+                              **(options[0] if options else {}))
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -174,10 +181,12 @@ def main() -> None:
         label, theorem, source = ROWS[rid]
         out = os.path.join(RESULTS, f"{rid}.jsonl")
         meta = out[:-len(".jsonl")] + ".budget.json"
+        stored = None
         if os.path.exists(out) and os.path.exists(meta):
             with open(meta, encoding="utf-8") as fh:
-                if json.load(fh) != budget:
-                    sys.exit(f"{out} was computed with another budget ({meta}); move it away")
+                stored = json.load(fh)
+            if stored != budget and not args.table_only:
+                sys.exit(f"{out} was computed with another budget ({meta}); move it away")
         if args.table_only:
             if not os.path.exists(out):
                 continue
@@ -190,30 +199,33 @@ def main() -> None:
             m = next(i for i in range(len(have) + 1) if i not in have)
             rows = [r for r in rows if r["index"] < m]
             if rows:
-                results[rid] = summarise(rows)
+                results[rid] = {**summarise(rows), "budget": stored or budget}
             continue
         with open(meta, "w", encoding="utf-8") as fh:
             json.dump(budget, fh)
         print(f"{rid}: {label}", file=sys.stderr, flush=True)
         rows = sweep(instances(source, args.samples), theorem, out, t_max=args.t_max,
                      max_steps=args.max_steps, workers=args.workers, progress=True)
-        results[rid] = summarise(rows)
+        results[rid] = {**summarise(rows), "budget": budget}
     ids = [rid for rid in ids if rid in results]
     figure(results)
     if args.markdown:
         print(header())
-        print(f"Budget per instance: t_max = {args.t_max}, max_steps = {args.max_steps} "
-              "(deterministic; no wall-clock cap). Rows: `docs/results/boundary/*.jsonl`; "
-              "figure: `docs/figures/boundary_maps.png`.\n")
-        print("| row | theorem | n | certified | refuted | undecided | decided share "
-              "(Wilson 95%) | undecided because | float64 reading (4.2 rows; not a proof): "
-              "holds / breaks |")
-        print("|---|---|---:|---:|---:|---:|---|---|---|")
+        print("Budget per instance: t_max (the latest T a lemma is tried) and max_steps "
+              "(validated steps per integration), per row (deterministic; no wall-clock "
+              "cap). Rows: `docs/results/boundary/*.jsonl`; figure: "
+              "`docs/figures/boundary_maps.png`.\n")
+        print("| row | theorem | budget: t_max, steps | n | certified | refuted | undecided | "
+              "decided share (Wilson 95%) | undecided because | float64 reading (4.2 rows; "
+              "not a proof): holds / breaks |")
+        print("|---|---|---|---:|---:|---:|---:|---|---|---|")
         for rid in ids:
             s = results[rid]
             lo, hi = s["decided_wilson"]
             why = ", ".join(f"{k}: {v}" for k, v in s["why_undecided"].most_common()) or "—"
-            print(f"| {ROWS[rid][0]} | {ROWS[rid][1]} | {s['n']} | {s['certified']} | "
+            b = s["budget"]
+            print(f"| {ROWS[rid][0]} | {ROWS[rid][1]} | {b['t_max']}, {b['max_steps']} | "
+                  f"{s['n']} | {s['certified']} | "
                   f"{s['refuted']} | {s['undecided']} | {s['decided_share']:.2f} "
                   f"[{lo:.2f}, {hi:.2f}] | {why} | "
                   + (f"{s['approx']['holds']} / {s['approx']['breaks']}" if s["approx"]

@@ -1,6 +1,6 @@
-"""Independent mpmath oracles shared by the discrete-time tail tests: exact rationals to
-mpf, the shipped examples at a step size, and the layer map of Remark 1.1 (mpmath's
-softmax; no interval arithmetic and no code of the library)."""
+"""Independent oracles shared by the tail tests: exact rationals to mpf, the shipped
+examples at a step size, the layer map of Remark 1.1 (mpmath's softmax) and a float64 RK4
+of the continuous dynamics (numpy). No interval arithmetic and no code of the library."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import mpmath
+import numpy as np
 
 from certified import Instance
 
@@ -62,3 +63,22 @@ def assert_in_boxes(X: list, boxes: list) -> None:
     for i, row in enumerate(boxes):
         for col, (lo, hi) in enumerate(row):
             assert mp(lo) <= X[i][col] <= mp(hi), (i, col)
+
+
+def rk4_x(X: np.ndarray, V: np.ndarray, B: np.ndarray, T: float, h: float) -> np.ndarray:
+    """Float64 RK4 with step h of ẋ_i = Σ_j P_ij V x_j, P the row-softmax of x_iᵀBx_j, from
+    the n×d state X at t = 0 to t = T (the last step lands within 10⁻¹² of T)."""
+    def f(x: np.ndarray) -> np.ndarray:
+        S = x @ B @ x.T
+        S -= S.max(axis=1, keepdims=True)
+        P = np.exp(S)
+        return (P / P.sum(axis=1, keepdims=True)) @ x @ V.T
+
+    t = 0.0
+    while t < T - 1e-12:
+        k1 = f(X)
+        k2 = f(X + h / 2 * k1)
+        k3 = f(X + h / 2 * k2)
+        k4 = f(X + h * k3)
+        X, t = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4), t + h
+    return X

@@ -23,6 +23,7 @@ from certified.tail.g_metric import metric_bound, stein_metric
 from certified.tail.t8_paranormal import paranormal_split
 from certified.verdict.certificate import to_certificate
 from certified.verdict.certify import certify
+from tests.tail.oracles import rk4_x
 
 
 def _sym(M) -> sympy.Matrix:
@@ -173,21 +174,8 @@ def test_the_rotating_G_example_end_to_end():
     assert rep.valid, rep.message
     V = np.array([[float(F(x)) for x in r] for r in inst.V])
     X = np.array([[float(F(x)) for x in r] for r in inst.X0])
-    h = 1e-3
-
-    def f(X):  # ẋ_i = Σ_j P_ij V x_j (B = I)
-        S = X @ X.T
-        S -= S.max(axis=1, keepdims=True)
-        P = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
-        return P @ X @ V.T
-
-    t = 0.0
-    while t < 8 - 1e-12:
-        k1 = f(X)
-        k2 = f(X + h / 2 * k1)
-        k3 = f(X + h / 2 * k2)
-        k4 = f(X + h * k3)
-        X, t = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4), t + h
+    t = 8.0
+    X = rk4_x(X, V, np.eye(len(V)), t, 1e-3)  # ẋ_i = Σ_j P_ij V x_j (B = I)
     zF = X[:, :2] * np.exp(-t)
     for cl in c["limit"]["clusters"]:
         for i in cl["members"]:

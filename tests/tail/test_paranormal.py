@@ -21,6 +21,7 @@ from certified.checker.replay import replay_steps
 from certified.tail.t8_paranormal import paranormal_split
 from certified.verdict.certificate import to_certificate
 from certified.verdict.certify import certify
+from tests.tail.oracles import rk4_x
 from tests.test_checker import failing_field, redigest
 
 I3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
@@ -79,20 +80,8 @@ def test_split_is_not_attempted_in_large_dimension():
 
 
 def _rk4_x(X: np.ndarray, Vf: np.ndarray, Bf: np.ndarray, T: float) -> np.ndarray:
-    """Float64 RK4 (h = 2e-4) of ẋ_i = Σ_j P_ij V x_j, P = softmax(x_iᵀBx_j), from X to
-    time T: the independent oracle of the T8 tests."""
-    def f(x):
-        S = x @ Bf @ x.T
-        S -= S.max(axis=1, keepdims=True)
-        P = np.exp(S)
-        return (P / P.sum(axis=1, keepdims=True)) @ x @ Vf.T
-
-    h, t = 2e-4, 0.0
-    while t < T - 1e-12:
-        k1 = f(X); k2 = f(X + h / 2 * k1); k3 = f(X + h / 2 * k2); k4 = f(X + h * k3)
-        X = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        t += h
-    return X
+    """Float64 RK4 (h = 2e-4) from X to time T: the independent oracle of the T8 tests."""
+    return rk4_x(X, Vf, Bf, T, 2e-4)
 
 
 def _fast_state_at(T: float) -> np.ndarray:
@@ -468,21 +457,8 @@ def test_the_jordan_block_example_end_to_end():
     assert rep.valid, rep.message
     V = np.array([[float(F(x)) for x in r] for r in inst.V])
     X = np.array([[float(F(x)) for x in r] for r in inst.X0])
-    h = 1e-3
-
-    def f(X):  # ẋ_i = Σ_j P_ij V x_j (B = I)
-        S = X @ X.T
-        S -= S.max(axis=1, keepdims=True)
-        P = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
-        return P @ X @ V.T
-
-    t = 0.0
-    while t < 8 - 1e-12:
-        k1 = f(X)
-        k2 = f(X + h / 2 * k1)
-        k3 = f(X + h / 2 * k2)
-        k4 = f(X + h * k3)
-        X, t = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4), t + h
+    t = 8.0
+    X = rk4_x(X, V, np.eye(len(V)), t, 1e-3)  # ẋ_i = Σ_j P_ij V x_j (B = I)
     Z = X * np.exp(-t)  # V = I on F = span(e₁, e₂): z_F = e^{−t}x_F
     for cl in c["limit"]["clusters"]:
         (i,) = cl["members"]
