@@ -143,7 +143,10 @@ class VerifyResult(_Summarized):
 
     def summary(self) -> str:
         """A few lines for people: verdict, lemma and time, limits to a few digits."""
-        return summary_lines(self.certificate)
+        text = summary_lines(self.certificate)
+        if self.verification.refinement:
+            text += f"\nrefinement: {self.verification.refinement}"
+        return text
 
 
 
@@ -196,10 +199,12 @@ def verify(instance: Instance | str | Path | Mapping[str, Any], theorem: str = "
         Latest time at which a tail lemma is tried (a deterministic budget).
     refine_t : number
         After the first verdict at T₁, integrate at most to T₁ + refine_t to tighten the
-        limits (0: stop at the first verdict).
+        limits, with at most as many steps as T₁ took and only while they keep
+        tightening (0: stop at the first verdict).
     max_seconds : float, optional
-        Outer wall-clock safety cap; reaching it gives ``UNDECIDED`` with reason
-        "wall-clock cap", never a different certified result.
+        Outer wall-clock safety cap. Reached before the first verdict: ``UNDECIDED`` with
+        reason "wall-clock cap"; during the refinement: the first verdict, whose
+        certificate is the one ``refine_t=0`` gives.
     max_steps : int, optional
         At most this many validated steps per integration (a deterministic budget, like
         ``t_max``).

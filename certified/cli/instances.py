@@ -131,13 +131,15 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
               help="Latest time at which a tail lemma is tried (a deterministic budget).")
 @click.option("--refine-t", "refine_t", default="3", show_default=True,
               help="After the first verdict at T, integrate at most to T + this to tighten "
-              "the limits to the requested digits (0: stop at the first verdict).")
+              "the limits to the requested digits, with at most as many steps as T took, "
+              "and only while the limits keep tightening (0: stop at the first verdict).")
 @click.option("--max-steps", "max_steps", type=click.IntRange(min=1), default=None,
               help="At most this many validated steps per integration (a deterministic "
               "budget, like --t-max). Default: none.")
 @click.option("--max-seconds", "max_seconds", type=click.FloatRange(min=0, min_open=True),
-              default=None, help="Outer wall-clock cap (default: none). Reaching it gives "
-              "undecided with reason 'wall-clock cap', never another result.")
+              default=None, help="Outer wall-clock cap (default: none). Reached before the "
+              "first verdict: undecided with reason 'wall-clock cap'; during the "
+              "refinement: the first verdict, as with --refine-t 0.")
 @click.option("--step", type=click.Choice(["defect", "picard"]), default="defect",
               show_default=True, help="The validated step: defect (Lemma I10: long steps "
               "set by analyticity, with picard as the fallback) or picard (Lemma I6 only: "
@@ -194,6 +196,10 @@ def verify(file: str, theorem: str, digits: int, t_max: str, refine_t: str,
                               title=picture.title, levels=picture.lemma.levels)
     if fmt == "json":
         click.echo(text)
+        if v.refinement:  # not part of the certificate; stdout stays one JSON document
+            click.echo(f"refinement: {v.refinement}", err=True)
     else:
         click.echo(summary_lines(cert))
+        if v.refinement:
+            click.echo(f"refinement: {v.refinement}")
         click.echo(f"certificate: {target}")

@@ -5,7 +5,7 @@ z, Taylor steps; discrete time: the layer map in x) and returns a
 :class:`Trajectory`: enclosures of the tokens (in x or z) and of P at the requested
 times, and ``certified_until``, the time up to which every step was validated.
 Requested times beyond ``certified_until`` are listed as not certified and have no
-enclosure. If a step cannot be validated the driver shortens it; below the minimum
+enclosure. :func:`continue_trajectory` extends a finished run from its last set. If a step cannot be validated the driver shortens it; below the minimum
 step, or when radii blow up, it restarts at twice the precision, up to ``max_bits``;
 it never keeps an unvalidated step.
 """
@@ -15,7 +15,6 @@ from __future__ import annotations
 import sys
 import time as _time
 from dataclasses import dataclass, replace
-from dataclasses import field as dc_field
 from fractions import Fraction
 from typing import Any, Callable, Iterable
 
@@ -30,146 +29,22 @@ from certified.enclose.defect_step import DefectRejected, DefectStepper
 from certified.enclose.field import AttentionField
 from certified.enclose.lohner_set import LohnerSet
 from certified.enclose.stepper import StepRejected, StepResult, map_step, taylor_step
+from certified.enclose.trajectory import (StopReason, Trajectory, trajectory_midpoints,
+                                          truncate_trajectory)
 from certified.enclose.variant_field import variant_field
 from certified.errors import InputError, UndecidedError, ValidationError
 from certified.exact.instance import Discrete, Instance
 from certified.exact.linalg import from_fmpq_mat, to_fmpq_mat
-from certified.exact.rationals import bounds_to_json, fraction_to_str, to_fraction
+from certified.exact.rationals import to_fraction
 from certified.exact.variant_spec import Pieces, certifiable
 from certified.precision import Precision
 
-__all__ = ["StopReason", "Trajectory", "check_max_steps", "enclose_trajectory",
+__all__ = ["StopReason", "Trajectory", "check_max_steps", "continue_trajectory",
+           "enclose_trajectory", "truncate_trajectory",
            "trajectory_midpoints"]
 
 #: Radii above this (absolute, in z) count as a blow-up and trigger more precision.
 BLOWUP_RADIUS = Fraction(1, 10 ** 3)
-
-
-@dataclass(frozen=True)
-class StopReason:
-    """Why a run ended where it did.
-
-    Attributes
-    ----------
-    kind : str
-        ``"t_final"`` (reached), ``"predicate"`` (the ``until`` predicate held),
-        ``"validation"`` (a step could not be validated: :class:`ValidationError`),
-        ``"undecided"`` (a comparison could not be decided: :class:`UndecidedError`),
-        ``"wall-clock cap"`` (the outer safety cap, ``max_seconds``), ``"step budget"``
-        (``max_steps`` validated steps taken: deterministic).
-    t : Fraction
-        Time reached (every step before it validated).
-    message : str
-        The typed error's message (with its t and h), or a short description.
-    bits : int
-        Working precision of the run.
-    error : Exception or None
-        The typed error itself, with its ``t``, ``h`` and ``box`` when it has them.
-    """
-
-    kind: str
-    t: Fraction
-    message: str
-    bits: int
-    error: Exception | None = None
-
-    def __str__(self) -> str:
-        if self.kind in ("t_final", "predicate"):
-            return f"{self.message} at t = {self.t}"
-        return f"stopped at t = {self.t} ({self.bits} bits): {self.kind}: {self.message}"
-
-
-@dataclass
-class Trajectory:
-    """Certified enclosures of a trajectory (the spec's ``simulate`` output).
-
-    Attributes
-    ----------
-    instance : Instance
-    variable : str
-        ``"z"`` or ``"x"``: the variable of ``tokens``.
-    times : list of Fraction
-        The reported times (all ≤ ``certified_until``).
-    tokens : list of object arrays, shape (n, d)
-        ``tokens[k]`` encloses the tokens at ``times[k]``.
-    attention : list of object arrays, shape (n, n)
-        ``attention[k]`` encloses P at ``times[k]``.
-    certified_until : Fraction
-        Every step up to this time was validated.
-    not_certified : list of Fraction
-        Requested times beyond ``certified_until`` (no enclosure reported).
-    steps : list of StepResult
-        Every validated step, in order (for certificates).
-    bits, order : int
-        Working precision and Taylor order of the run that produced this.
-    backend : Backend
-    stop : StopReason or None
-        Why the run that produced this ended (and, after escalation, why the driver
-        stopped escalating: :attr:`escalation`).
-    """
-
-    instance: Instance
-    variable: str
-    times: list[Fraction]
-    tokens: list[np.ndarray]
-    attention: list[np.ndarray]
-    certified_until: Fraction
-    not_certified: list[Fraction]
-    steps: list[StepResult]
-    bits: int
-    order: int
-    backend: Backend
-    wall_seconds: float = 0.0
-    attempts: list[str] = dc_field(default_factory=list)
-    stopped_by_predicate: bool = False
-    stop: StopReason | None = None
-    #: The variable the ODE was integrated in (the steps' sets are in it).
-    coordinates: str = "z"
-    #: Why the driver did not try more precision (empty when it did not need to).
-    escalation: str = ""
-
-    def stop_message(self) -> str:
-        """One line: where and why the certified run ended."""
-        text = str(self.stop) if self.stop is not None else f"t = {self.certified_until}"
-        return text + (f"; {self.escalation}" if self.escalation else "")
-
-    def max_radius(self) -> Fraction:
-        """Largest token radius at the last reported time."""
-        return self.backend.max_rad(self.tokens[-1]) if self.tokens else Fraction(0)
-
-    def final_box(self) -> np.ndarray | None:
-        """Box of the state at ``certified_until`` (integration variable), shape (n, d)."""
-        if not self.steps:
-            return None
-        with self.backend.workprec(self.bits):
-            return self.steps[-1].output_set.box(self.backend).reshape(
-                self.instance.n, self.instance.d)
-
-    def to_json(self, digits: int) -> dict:
-        """The spec's ``simulate`` JSON (enclosures as outward-rounded decimal pairs)."""
-
-        bk = self.backend
-        out_digits = max(5, digits)
-
-        def enc(x) -> list[str]:
-            lo, hi = bk.bounds(x)
-            return bounds_to_json(lo, hi, out_digits)
-
-        out = {
-            "variable": self.variable,
-            "digits": digits,
-            "certified_until": fraction_to_str(self.certified_until),
-            "times": [fraction_to_str(t) for t in self.times],
-            "tokens": [[[enc(v) for v in row] for row in tok] for tok in self.tokens],
-            "attention": [[[enc(v) for v in row] for row in P] for P in self.attention],
-            "not_certified_times": [fraction_to_str(t) for t in self.not_certified],
-            "stop_reason": self.stop_message(),
-            "method": {"backend": bk.name, "bits": self.bits, "taylor_order": self.order,
-                       "steps": len(self.steps),
-                       "time_mode": "discrete" if isinstance(self.instance.time, Discrete)
-                       else "continuous"},
-        }
-        return out
 
 
 def _progress(total: float, enabled: bool):
@@ -227,8 +102,10 @@ def _run_continuous(run: _Run, t_final: Fraction, bits: int, order: int, target_
                     *, report: list[Fraction] | None = None,
                     initial_box: "np.ndarray | LohnerSet | None" = None,
                     until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None = None,
-                    field_factory: Callable[[Backend], Any] | None = None) -> Trajectory:
-    """One attempt at ``bits`` bits on [0, t_final]; the trajectory carries its stop."""
+                    field_factory: Callable[[Backend], Any] | None = None,
+                    t_start: Fraction = Fraction(0)) -> Trajectory:
+    """One attempt at ``bits`` bits on [t_start, t_final] (``initial_box`` at ``t_start``);
+    the trajectory carries its stop."""
     inst, bk, h_max, progress = run.inst, run.bk, run.h_max, run.progress
     variable = "x" if field_factory is not None else run.variable
     coordinates = "x" if field_factory is not None else run.coordinates
@@ -239,7 +116,7 @@ def _run_continuous(run: _Run, t_final: Fraction, bits: int, order: int, target_
             AttentionField(inst, bk, coordinates)
         n, d = inst.n, inst.d
         S = _initial_set(inst, bk, initial_box)
-        t = Fraction(0)
+        t = t_start
         steps: list[StepResult] = []
         times, tokens, attn = [], [], []
         pending = sorted(set(report))
@@ -390,8 +267,10 @@ def _run_variant(run: _Run, t_final: Fraction, bits: int, order: int,
                       bk, coordinates="x", stop=stop)
 
 
-def _run_discrete(run: _Run, t_final: Fraction, bits: int) -> Trajectory:
-    """The layer map of Remarks 1.1/3.4, layer by layer (no truncation: Lemma I9)."""
+def _run_discrete(run: _Run, t_final: Fraction, bits: int,
+                  start: tuple[int, LohnerSet] | None = None) -> Trajectory:
+    """The layer map of Remarks 1.1/3.4, layer by layer (no truncation: Lemma I9), from
+    X0 or from ``start`` = (layer, set in x)."""
     inst, report, bk, variable, progress = run.inst, run.report, run.bk, run.variable, \
         run.progress
 
@@ -401,14 +280,16 @@ def _run_discrete(run: _Run, t_final: Fraction, bits: int) -> Trajectory:
     wanted = {int(s / dt): s for s in report if (s / dt).denominator == 1 and s <= t_final}
     with bk.workprec(bits):
         field = AttentionField(inst, bk, "x")
-        S = LohnerSet.from_exact([x for row in inst.X0 for x in row], bk)
+        first_layer = 0 if start is None else start[0]
+        S = LohnerSet.from_exact([x for row in inst.X0 for x in row], bk) if start is None \
+            else start[1]
         R = to_fmpq_mat([[Fraction(int(i == j)) + dt * inst.V[i][j] for j in range(d)]
                          for i in range(d)])
         Rinv = R.inv()
         steps: list[StepResult] = []
         times, tokens, attn = [], [], []
         bar = _progress(layers, progress)
-        t_cert = Fraction(0)
+        t_cert = dt * first_layer
 
         def z_box(layer: int, Sset: LohnerSet) -> np.ndarray:
             """z^[k] = R^{-k} x^[k], applied to the set (exact rational matrix), shape (N,)."""
@@ -425,9 +306,9 @@ def _run_discrete(run: _Run, t_final: Fraction, bits: int) -> Trajectory:
 
         stopped = False
         try:
-            if 0 in wanted:
-                record(0, S)
-            for layer in range(layers):
+            if first_layer in wanted:
+                record(first_layer, S)
+            for layer in range(first_layer, layers):
                 check_deadline(t_cert)
                 _spend(run, len(steps), t_cert)
                 res = map_step(field, S, layer, dt)
@@ -567,6 +448,73 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
     return best
 
 
+def continue_trajectory(traj: Trajectory, t_final: Fraction, *, precision: Precision,
+                        until: Callable[[Fraction, np.ndarray, LohnerSet], bool] | None = None,
+                        max_steps: int | None = None, step: str = "defect",
+                        progress: bool = False, h_max: Fraction | None = None) -> Trajectory:
+    """Continue a validated run from the set of its last step up to ``t_final``.
+
+    The continuation starts at ``traj.certified_until`` from ``traj.steps[-1].output_set``
+    (a rigorous enclosure of the state there), at the run's own bits and order, and is
+    not retried at more bits: it ends at ``t_final``, where ``until`` holds, where
+    ``max_steps`` further steps are spent, where a step cannot be validated, or at the
+    outer wall-clock cap (``stop.kind`` says which). Every step of the result is
+    validated, so the chain of enclosures from t = 0 is the same kind of object as one
+    uninterrupted run (the checker replays it step by step and never sees the seam).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        A continuous-time run in the ODE's own coordinates, or a discrete-time run.
+        Its last step's set is the continuation's initial set.
+    t_final : Fraction
+        End of the continuation (> ``traj.certified_until``; in discrete time a layer
+        time).
+    precision : Precision
+        The precision ``traj`` was computed with (for the remainder tolerance).
+    until, max_steps, step, progress, h_max
+        As in :func:`enclose_trajectory` (``max_steps`` counts the new steps only).
+
+    Returns
+    -------
+    Trajectory
+        The steps, reported times and attempts of ``traj`` followed by the new ones;
+        ``certified_until`` and ``stop`` are the continuation's.
+    """
+    if not traj.steps or traj.instance.variant is not None:
+        raise InputError("traj", "no validated step to continue from (or a variant)",
+                         "a trajectory of the paper's dynamics with at least one step")
+    check_max_steps(max_steps)
+    inst, bk, bits = traj.instance, traj.backend, traj.bits
+    t0 = traj.certified_until
+    if t_final <= t0:
+        raise InputError("t_final", f"{t_final} is not after t = {t0}", "a later time")
+    run = _Run(inst, [], bk, traj.variable, traj.coordinates,
+               h_max if h_max is not None else Fraction(1, 4), progress, step, until,
+               max_steps)
+    last = traj.steps[-1].output_set
+    started = _time.perf_counter()
+    with wall_clock_cap(None):  # an enclosing cap (the caller's) still applies
+        if isinstance(inst.time, Discrete):
+            k0 = t0 / inst.time.dt
+            if k0.denominator != 1:
+                raise InputError("traj", f"t = {t0} is not a layer time", "a discrete run")
+            more = _run_discrete(run, t_final, bits, start=(int(k0), last))
+        else:
+            target = precision.target_bits + (bits - precision.start_bits)
+            more = _run_continuous(run, t_final, bits, traj.order, target, report=[],
+                                   initial_box=last, until=until, t_start=t0)
+    return Trajectory(inst, traj.variable, traj.times + more.times,
+                      traj.tokens + more.tokens, traj.attention + more.attention,
+                      more.certified_until, [], traj.steps + more.steps, bits, traj.order, bk,
+                      wall_seconds=traj.wall_seconds + _time.perf_counter() - started,
+                      attempts=traj.attempts + [f"continued at {bits} bits from t = {t0}: "
+                                                f"certified until {more.certified_until}"]
+                      + more.attempts,
+                      stopped_by_predicate=more.stopped_by_predicate, stop=more.stop,
+                      coordinates=traj.coordinates, escalation="")
+
+
 def _spend(run: _Run, taken: int, t: Fraction) -> None:
     """Raise :class:`StepBudget` before a step beyond the run's ``max_steps``."""
     if run.max_steps is not None and taken >= run.max_steps:
@@ -610,19 +558,3 @@ def _escalate(run: _Run, tf: Fraction, prec: Precision, initial_box: Any
             break
         b *= 2
     return best, attempts
-
-
-def trajectory_midpoints(traj: Trajectory) -> tuple[list[float], list[np.ndarray],
-                                                     list[np.ndarray]]:
-    """Float midpoints for pictures only: the tokens after every validated step (in the
-    integration variable) and P at the reported times."""
-    bk = traj.backend
-    n, d = traj.instance.n, traj.instance.d
-    ts = [0.0] + [float(s.t0 + s.h) for s in traj.steps]
-    first = traj.steps[0].input_set if traj.steps else None
-    sets = ([first] if first is not None else []) + [s.output_set for s in traj.steps]
-    toks = [bk.float_array(S.c).reshape(n, d) for S in sets] or \
-        [bk.float_array(t) for t in traj.tokens]
-    if not sets:
-        ts = [float(t) for t in traj.times]
-    return ts, toks, [bk.float_array(p) for p in traj.attention]

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from certified.enclose.arith import get_backend
+from certified.enclose.deadline import wall_clock_cap
 from certified.enclose.driver import Trajectory, check_max_steps
 from certified.enclose.lohner_set import LohnerSet
 from certified.errors import InputError
@@ -137,6 +138,10 @@ class Verification:
     #: The Lohner set at T whose boxes the tail lemma checked (None: the final set).
     lemma_set: Any = None
     precision: Precision | None = None
+    #: What ended the refinement after the first success, in words ("" when the lemma
+    #: is not refined). Not part of the certificate: a refinement cut by the wall-clock
+    #: cap reports the first success, whose certificate is that of ``refine_t = 0``.
+    refinement: str = ""
 
 
 def _sym_pd(M: list[list[Fraction]]) -> bool:
@@ -213,11 +218,15 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
         The run's precision, built once by the caller (then ``digits`` and ``max_bits``
         are ignored).
     refine_t : number
-        After the first time T₁ a tail lemma holds, keep integrating for tighter limits:
-        stop early once the lemma's own bound is ≤ 10^-digits (δ₀ for T4/T8, the limit
-        intervals for T7), else at t = T₁ + refine_t (or t_max); 0 stops at the first
-        success. A budget in t: deterministic. The limits' widths at the stop are what the
-        lemma proves there, and may be wider than 10^-digits.
+        After the first time T₁ a tail lemma holds, continue the same run for tighter
+        limits: stop once the lemma's own bound (δ₀ for T4/T8, the widest limit interval
+        for T7) is ≤ 10^-digits, or is more than half the previous success's (it stopped
+        tightening), or at t = T₁ + refine_t (or t_max), or after as many steps as T₁
+        took; 0 stops at the first success. Every budget is in t or steps:
+        deterministic. The limits' widths at the stop are what the lemma proves there,
+        and may be wider than 10^-digits. ``Verification.refinement`` says what ended it.
+        A wall-clock cap reached during the refinement returns the first success (the
+        certificate ``refine_t = 0`` gives).
 
     Returns
     -------
@@ -247,6 +256,15 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     job = Job(instance, prec, backend, tmax, max_seconds, check_every, progress, rt, step,
                max_steps)
     t0 = _time.perf_counter()
+    with wall_clock_cap(max_seconds):  # one outer cap for every integration of the run
+        _dispatch(out, job, thm)
+    out.wall_seconds = _time.perf_counter() - t0
+    return out
+
+
+def _dispatch(out: Verification, job: Job, thm: str) -> None:
+    """Run the tail lemma that fits the instance and the theorem (module docstring)."""
+    instance = job.instance
     lam = instance.scalar_V
     if isinstance(instance.time, Discrete) and lam is not None and lam > 0:
         _run_leader_follower(out, job, lam, dt=instance.time.dt)  # Lemma T10
@@ -318,8 +336,6 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
                       "definite; Theorem 4.2's coordinate for a simple dominant λ₁ > 0; "
                       "Theorem 5.2 for a paranormal V); the conclusion about t → ∞ is not "
                       "proved")
-    out.wall_seconds = _time.perf_counter() - t0
-    return out
 
 
 def _run_leader_follower(out: Verification, job: Job, lam: Fraction,
@@ -335,7 +351,7 @@ def _run_leader_follower(out: Verification, job: Job, lam: Fraction,
     code = "T4" if dt is None else "T10"
     until = LemmaSchedule(lambda t, box, S: try_leader_follower(bk, inst, lam, t, S, digits,
                                                                  dt=dt),
-                           lambda lf: lf.delta0 <= target, check_every, check_every, job.refine_t)
+                           lambda lf: lf.delta0, target, check_every, check_every)
     if not integrate(out, job, until, code, "z"):
         return
     lf: LeaderFollowerBound = until.last
@@ -389,9 +405,8 @@ def _run_projected(out: Verification, job: Job, dt: Fraction | None = None) -> N
 
     # Refine while a group's limit interval is wider than the target.
     target = Fraction(1, 10 ** digits)
-    until = LemmaSchedule(attempt, lambda pb: all(hi - lo <= target
-                                                   for lo, hi in pb.limits.values()),
-                           check_every, Fraction(0), job.refine_t)
+    until = LemmaSchedule(attempt, lambda pb: max(hi - lo for lo, hi in pb.limits.values()),
+                          target, check_every, Fraction(0))
     if not integrate(out, job, until, "T7", "x"):
         return
     pb: ProjectedBound = until.last
@@ -450,8 +465,8 @@ def _run_paranormal(out: Verification, job: Job, split: Any,
         with bk.workprec(prec.lemma_bits):
             return try_paranormal(bk, split, inst.n, t, S, digits, dt=dt)
 
-    until = LemmaSchedule(attempt, lambda pb: pb.lf.delta0 <= target, check_every,
-                           check_every, job.refine_t)
+    until = LemmaSchedule(attempt, lambda pb: pb.lf.delta0, target, check_every,
+                          check_every)
     if not integrate(out, job, until, "T8", "x"):
         return
     pb: ParanormalBound = until.last

@@ -56,7 +56,7 @@ def run_energy_discrete(out: Any, job: Job, mu: Fraction, dt: Fraction) -> None:
         with bk.workprec(prec.lemma_bits):
             return energy_decay_discrete(bk, mu, inst.B, t, dt, boxes, digits)
 
-    until = LemmaSchedule(attempt, lambda ed: True, job.check_every, Fraction(0), Fraction(0))
+    until = LemmaSchedule(attempt, None, Fraction(0), job.check_every, Fraction(0))
     if not integrate(out, job, until, "T9 (discrete form)", "x"):
         return
     ed: EnergyDecayDiscrete = until.last
@@ -87,7 +87,7 @@ def run_divergence_discrete(out: Any, job: Job, mu: Fraction, dt: Fraction
                  for i in range(inst.n)]
         return divergence_discrete(mu, inst.B, t, dt, boxes, prec.digits)
 
-    until = LemmaSchedule(attempt, lambda dv: True, job.check_every, Fraction(0), Fraction(0))
+    until = LemmaSchedule(attempt, None, Fraction(0), job.check_every, Fraction(0))
     if not integrate(out, job, until, "T11", "x"):
         out.reason = (f"μΔt = {mu * dt} > 2, but " + out.reason[0].lower() + out.reason[1:])
         return
