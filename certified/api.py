@@ -182,6 +182,16 @@ def summary_lines(cert: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _selftest() -> None:
+    """The arithmetic self-test the checker runs (Lemma C13), before producing: the
+    producer's binary64 kernels (Lemma I12) assume the same."""
+    from certified.checker.selftest import ArithmeticUnfit, failures  # lazy: startup
+
+    bad = failures()
+    if bad:
+        raise ArithmeticUnfit("arithmetic self-test failed: " + ", ".join(bad))
+
+
 def verify(instance: Instance | str | Path | Mapping[str, Any], theorem: str = "auto", *,
            digits: int = 30, t_max: Fraction | int | str = 8,
            refine_t: Fraction | int | str = 3, max_seconds: float | None = None,
@@ -225,6 +235,7 @@ def verify(instance: Instance | str | Path | Mapping[str, Any], theorem: str = "
     >>> r.check().valid
     True
     """
+    _selftest()
     inst = _instance(instance)
     v = certify(inst, theorem, precision=Precision.build(digits), t_max=t_max,
                 refine_t=refine_t, max_seconds=max_seconds, max_steps=max_steps,

@@ -17,6 +17,7 @@ from mpmath import libmp as L
 from .balls import (EXP_ARG_MAX, Ball, add_down, add_up, const, div_down, div_up, exp_down, exp_up,
                     mpf_down, mpf_up)
 from .errors import CheckFailure
+from .reading import exact_number, same  # same re-exported: the exact lemmas use it
 from .hypotheses import dominant, paranormal, rank  # rank re-exported: the verdict code uses it
 from .quadrature import Series, integrate
 
@@ -25,11 +26,9 @@ __all__ = ["check_symmetric", "check_stationary", "judge_claims", "rank"]
 Mat = list[list[Fraction]]
 
 
-def _q(x: Any, where: str) -> Fraction:
-    try:
-        return Fraction(str(x))
-    except (TypeError, ValueError, ZeroDivisionError) as exc:
-        raise CheckFailure(where, "an exact number", repr(x)) from exc
+def _q(x: object, where: str) -> Fraction:
+    """A stored exact number (:func:`.reading.exact_number`: from its text, never a bool)."""
+    return exact_number(x, where)
 
 
 def _inside(pair: list, b: Ball, where: str) -> None:
@@ -297,31 +296,15 @@ def stationary_expected(theorem: str, V: Mat, X0: Mat) -> tuple[str, Any, Any]:
     raise CheckFailure("theorem", "one of 2.1, 3.1, 4.2, 5.2, 8.5", repr(theorem))
 
 
-def same(got: Any, want: Any, where: str) -> None:
-    """``got`` (JSON) equals ``want`` exactly: Fractions against exact numbers, lists item
-    by item, objects key by key (closed), integers as integers."""
-    if isinstance(want, Fraction):
-        if isinstance(got, bool) or _q(got, where) != want:
-            raise CheckFailure(where, str(want), repr(got)[:60])
-    elif isinstance(want, dict):
-        if not isinstance(got, dict) or set(got) != set(want):
-            raise CheckFailure(where, f"an object with the fields {sorted(want)}",
-                               repr(got)[:60])
-        for k in want:
-            same(got[k], want[k], f"{where}.{k}")
-    elif isinstance(want, list):
-        if not isinstance(got, list) or len(got) != len(want):
-            raise CheckFailure(where, f"a list of {len(want)}", repr(got)[:60])
-        for i, (g, w) in enumerate(zip(got, want)):
-            same(g, w, f"{where}[{i}]")
-    elif isinstance(got, bool) or got != want or type(got) is not type(want):
-        raise CheckFailure(where, repr(want), repr(got)[:60])
-
-
 def judge_claims(record: dict, claims: list, facts: dict) -> None:
     """Each claim's "holds"/"fails" must be what the proved facts imply; "undecided" is
     accepted for any claim (it asserts nothing) (Lemma C9)."""
     want = {c["id"]: c for c in record["claims"]}
+    # one verdict per claim, one to one: a second claim with an id already used would
+    # otherwise hide the first from the judgement (the dict keeps the last)
+    ids = [c["id"] for c in record["claims"]]
+    if len(set(ids)) != len(ids):
+        raise CheckFailure("audit.record.claims", "claims with distinct ids", repr(ids)[:80])
     if sorted(want) != sorted(c["id"] for c in claims):
         raise CheckFailure("audit.claims", f"one verdict per claim {sorted(want)}",
                            repr([c["id"] for c in claims]))

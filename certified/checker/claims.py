@@ -8,6 +8,7 @@ from typing import Any
 
 from .errors import CheckFailure
 from .lemmas import _q, closed
+from .reading import float_text_is
 
 __all__ = ["THEOREMS", "check_timescale", "nothing_claimed"]
 
@@ -45,8 +46,9 @@ def check_timescale(ctx: Any, parsed: dict) -> None:
                       ts.get("T_used"))
         if key in ts:
             want = float(_q(base, f"timescale.{key}"))
-            if ts[key] != want:
-                raise CheckFailure(f"timescale.{key}", repr(want), repr(ts[key]))
+            if not float_text_is(ts[key], want):  # by its text: 0.999…9 is not 1.0
+                raise CheckFailure(f"timescale.{key}", repr(want),
+                                   getattr(ts[key], "text", repr(ts[key]))[:60])
     if "delta0_at_T_used" in ts and "delta0" in parsed and \
             _q(ts["delta0_at_T_used"], "timescale.delta0_at_T_used") < parsed["delta0"]:
         raise CheckFailure("timescale.delta0_at_T_used", f">= {float(parsed['delta0'])!r} "

@@ -20,6 +20,7 @@ import numpy as np
 
 from .balls import Ball, BallError, const, scale, scaled
 from .claims import THEOREMS, check_timescale, nothing_claimed
+from .limits import own_bits
 from .errors import CheckFailure
 from .lemmas import (T4_KEYS, RATE_STATEMENT_DISCRETE, _q, check_leader_follower,
                      check_stored_boxes, check_t4_verdict, closed)
@@ -210,9 +211,10 @@ def check_discrete(ctx: Any) -> str:
             f"{ctx.obj['theorem']}")
 
 
-#: Scales tried for the layer iteration: the check's own, then ×4 each time (plain interval
-#: iteration widens by ≈ 1 + Δt·|x|³ a layer, so long runs need more bits; a choice of
-#: work only: every scale gives a true enclosure, Lemma C21).
+#: Scales tried for the layer iteration after the check's own: 4, 16, 64 times the bits of
+#: the stated digits (plain interval iteration widens by ≈ 1 + Δt·|x|³ a layer, so long
+#: runs need more bits; a choice of work only: every scale gives a true enclosure, Lemma
+#: C21).
 FINER = 3
 
 
@@ -221,8 +223,11 @@ def _iterate_until_fine(ctx: Any, dt: Fraction, K: int, layers: int, compare) ->
     to ``layers`` (finite balls): at the check's scale, and again at 4, 16, 64 times its
     bits while the iteration overflows or the comparison fails (the last failure is
     reported). The outcome depends only on the certificate."""
-    bits = scale()
-    for attempt in range(FINER + 1):
+    # The ladder: the check's scale, then 4, 16, 64 times bits derived from the stated
+    # digits (never a multiple of a stored value: check_limits bounds the digits).
+    base = 2 * own_bits(int(ctx.obj["precision"]["digits"])) + 64
+    ladder = [scale()] + [base * 4 ** k for k in range(1, FINER + 1) if base * 4 ** k > scale()]
+    for attempt, bits in enumerate(ladder):
         try:
             with scaled(bits):
                 X = iterate_layers(ctx.X0, ctx.V, ctx.B, dt, K)
@@ -231,12 +236,11 @@ def _iterate_until_fine(ctx: Any, dt: Fraction, K: int, layers: int, compare) ->
                     X = layer_map(X, ctx.V, ctx.B, dt)
             return
         except (CheckFailure, BallError, OverflowError) as exc:
-            if attempt == FINER or getattr(exc, "final", False):
+            if attempt == len(ladder) - 1 or getattr(exc, "final", False):
                 if isinstance(exc, OverflowError):
                     raise BallError(f"the layer map's enclosure at {bits} bits: {exc}") \
                         from None
                 raise
-            bits *= 4
 
 
 def _discrete_integration(ctx: Any, dt: Fraction, K: int) -> int:

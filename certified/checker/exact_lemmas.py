@@ -161,8 +161,9 @@ def _check_exact_audit(obj: dict, lemma: dict, kind: str, V: list, B: list, X0: 
             raise CheckFailure(f"limit.clusters[{i}].members", f"[{i}]", repr(m))
     if kind.startswith("S0"):
         facts = check_stationary(lemma, V, B, X0, lemma.get("witness_5_2"))
+        _s0_attention(lim, X0)
         for i, cl in enumerate(clusters):  # the tokens never move
-            lo_hi = [[Fraction(str(a)), Fraction(str(b))] for a, b in cl.get("center", [])]
+            lo_hi = [[_strict(a), _strict(b)] for a, b in cl.get("center", [])]
             if cl.get("members") != [i] or lo_hi != [[x, x] for x in X0[i]]:
                 raise CheckFailure(f"limit.clusters[{i}]", f"members [i] and center = token {i}'s initial position "
                                    "as its limit", repr(cl)[:80])
@@ -181,6 +182,31 @@ def _check_exact_audit(obj: dict, lemma: dict, kind: str, V: list, B: list, X0: 
     same(lim["attention_limit"], want["attention_limit"], "limit.attention_limit")
     same(lim["attention_rank"], want["attention_rank"], "limit.attention_rank")
     return facts
+
+
+def _strict(x: Any) -> Fraction:
+    """A stored exact number (a string or an integer; a bool or a float is malformed)."""
+    if isinstance(x, (bool, float)):
+        raise TypeError(f"{x!r} is not an exact number")
+    return Fraction(str(x))
+
+
+def _s0_attention(lim: dict, X0: list) -> None:
+    """Lemma S0 gives P* exactly only when every token is the same point: every score of
+    a row is then equal, so P ≡ ones/n (rank 1). Otherwise it encloses P (a constant P(0)
+    with irrational entries, or none), and the limit may not state P* or its rank."""
+    n = len(X0)
+    if not {"attention_limit", "attention_rank"} & set(lim):
+        return
+    if any(row != X0[0] for row in X0):
+        key = "attention_limit" if "attention_limit" in lim else "attention_rank"
+        raise CheckFailure(f"limit.{key}", "absent (Lemma S0 states P* exactly only for "
+                           "equal tokens)", repr(lim[key])[:60])
+    if "attention_limit" in lim:
+        same(lim["attention_limit"], [[Fraction(1, n)] * n for _ in range(n)],
+             "limit.attention_limit")
+    if "attention_rank" in lim:
+        same(lim["attention_rank"], 1, "limit.attention_rank")
 
 
 #: the fields each exactly solved lemma's ``tail_lemma`` may carry

@@ -29,6 +29,7 @@ from .balls import (
     mul_up,
 )
 from .errors import CheckFailure
+from .reading import exact_number, typed_equal
 from .replay import LohnerSet
 
 __all__ = ["check_enclosure_at_T", "check_leader_follower", "check_t4_verdict", "closed"]
@@ -37,10 +38,8 @@ Iv = tuple[Fraction, Fraction]
 
 
 def _q(x: object, where: str) -> Fraction:
-    try:
-        return Fraction(str(x))
-    except (TypeError, ValueError, ZeroDivisionError) as exc:
-        raise CheckFailure(where, "an exact number", repr(x)) from exc
+    """A stored exact number (:func:`.reading.exact_number`: from its text, never a bool)."""
+    return exact_number(x, where)
 
 
 def _iv(pair: list, where: str) -> Iv:
@@ -470,10 +469,11 @@ def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
     if verdict == "undecided" and src:
         raise CheckFailure(where, "null (nothing is claimed)", repr(src)[:60])
     Pstar = [[int(j == leader[i]) for j in range(n)] for i in range(n)]
-    if "attention_limit" in src and src["attention_limit"] != Pstar:
+    # typed comparisons: true/false is not 1/0, 3.0 is not 3 (the format's integers)
+    if "attention_limit" in src and not typed_equal(src["attention_limit"], Pstar):
         raise CheckFailure(f"{where}.attention_limit", f"rows e_l(i): {Pstar}",
                            repr(src["attention_limit"]))
-    if "attention_rank" in src and src["attention_rank"] != len(leaders):
+    if "attention_rank" in src and not typed_equal(src["attention_rank"], len(leaders)):
         raise CheckFailure(f"{where}.attention_rank", str(len(leaders)),
                            repr(src["attention_rank"]))
     if "clusters" in src:
@@ -493,7 +493,7 @@ def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
         if not 0 < _q(rate.get("c_lower_bound"), f"{where}.rate.c_lower_bound") <= rate_lo:
             raise CheckFailure(f"{where}.rate.c_lower_bound", f"0 < c <= {float(rate_lo)!r}",
                                str(rate.get("c_lower_bound")))
-    if "leaders" in src and src["leaders"] != leaders:
+    if "leaders" in src and not typed_equal(src["leaders"], leaders):
         raise CheckFailure(f"{where}.leaders", repr(leaders), repr(src["leaders"]))
     if theorem == "2.1" and verdict == "certified" and src.get("leaders") != leaders:
         raise CheckFailure(f"{where}.leaders", repr(leaders), repr(src.get("leaders")))
@@ -515,7 +515,7 @@ def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
             raise CheckFailure(f"{where}.rows_outside_two_leaders", "absent (a claim of "
                                f"Theorem 2.1's, not {theorem}'s)",
                                repr(src["rows_outside_two_leaders"]))
-        if src["rows_outside_two_leaders"] != bad:
+        if not typed_equal(src["rows_outside_two_leaders"], bad):
             raise CheckFailure(f"{where}.rows_outside_two_leaders", repr(bad),
                                repr(src["rows_outside_two_leaders"]))
     if "entry" in src:

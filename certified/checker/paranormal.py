@@ -410,8 +410,14 @@ def check_paranormal_verdict(cert: dict, pb: dict, X0: Mat,
                      **extra)
     k, S, d0 = pb["k"], pb["S"], pb["delta0"]
     leaders = sorted(set(pb["leader"]))
+    if len(clusters) != len(leaders):
+        raise CheckFailure("limit.clusters", f"{len(leaders)} clusters, one per leader",
+                           repr(len(clusters)))
     for idx, (lead, cl) in enumerate(zip(leaders, clusters)):
         box = [(lo - d0, hi + d0) for lo, hi in pb["boxes"][lead]]
+        if not isinstance(cl.get("center"), list) or len(cl["center"]) != len(S):
+            raise CheckFailure(f"limit.clusters[{idx}].center", f"{len(S)} intervals (one "
+                               "per coordinate of R^d)", repr(cl.get("center"))[:60])
         for r in range(len(S)):
             lo = sum((S[r][c] * (box[c][0] if S[r][c] >= 0 else box[c][1]) for c in range(k)),
                      Fraction(0))

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 from .errors import CheckFailure, Malformed
 
-__all__ = ['MAX_EXPONENT', 'MAX_STR_DIGITS', '_EXPONENT', '_RECORD_KEYS', '_bulk_check', '_long_numbers', '_matrix', '_number_sizes_check', '_scalar', '_schema_check', '_split_bulk', '_strings', '_too_large', 'digest']
+__all__ = ['typed_equal', 'exact_number', 'JsonFloat', 'MAX_DEPTH', 'MAX_FILE_BYTES', 'float_text_is', 'loads_exact', 'same', 'MAX_EXPONENT', 'MAX_STR_DIGITS', '_EXPONENT', '_RECORD_KEYS', '_bulk_check', '_long_numbers', '_matrix', '_number_sizes_check', '_scalar', '_schema_check', '_split_bulk', '_strings', '_too_large', 'digest']
 
 
 def digest(obj: dict) -> str:
@@ -116,9 +116,9 @@ def _bulk_check(steps: list, records: list) -> None:
         order = rec["order"]
         if isinstance(order, bool) or not isinstance(order, int):
             raise Malformed(f"schema: at {at}/order: {order!r} is not of type 'integer'")
-        if not 1 <= order <= 1_000_000:
+        if not 1 <= order <= 256:  # limits.MAX_ORDER (the producer's order is <= 120)
             raise Malformed(f"schema: at {at}/order: {order} is " + (
-                "greater than the maximum of 1000000" if order > 1 else
+                "greater than the maximum of 256" if order > 1 else
                 "less than the minimum of 1"))
         if not isinstance(rec["rho"], str):
             raise Malformed(f"schema: at {at}/rho: expected a string")
@@ -198,9 +198,145 @@ def _number_sizes_check(obj: Any, where: str = "") -> None:
             paths.extend((v, f"{at}[{i}]") for i, v in enumerate(x))
 
 
+def same(got: Any, want: Any, where: str) -> None:
+    """``got`` (JSON) equals ``want`` exactly: Fractions against exact numbers, lists item
+    by item, objects key by key (closed), integers as integers."""
+    if isinstance(want, Fraction):
+        if isinstance(got, bool) or _exact(got, where) != want:
+            raise CheckFailure(where, str(want), repr(got)[:60])
+    elif isinstance(want, dict):
+        if not isinstance(got, dict) or set(got) != set(want):
+            raise CheckFailure(where, f"an object with the fields {sorted(want)}",
+                               repr(got)[:60])
+        for k in want:
+            same(got[k], want[k], f"{where}.{k}")
+    elif isinstance(want, list):
+        if not isinstance(got, list) or len(got) != len(want):
+            raise CheckFailure(where, f"a list of {len(want)}", repr(got)[:60])
+        for i, (g, w) in enumerate(zip(got, want)):
+            same(g, w, f"{where}[{i}]")
+    elif isinstance(got, bool) or got != want or type(got) is not type(want):
+        raise CheckFailure(where, repr(want), repr(got)[:60])
+
+
+def typed_equal(got: Any, want: Any) -> bool:
+    """``got`` (JSON) is ``want`` (integers, lists of them) exactly, types included: a bool
+    is not 0 or 1, 3.0 is not 3, and a list has exactly ``want``'s length."""
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want) and \
+            all(typed_equal(g, w) for g, w in zip(got, want))
+    return type(got) is type(want) and got == want
+
+
+def exact_number(x: Any, where: str) -> Fraction:
+    """The exact rational a stored number denotes: a string or an integer as written, a
+    JSON number literal by its text (:class:`JsonFloat`; a float from another reader by
+    its repr, the text ``json`` writes). Never a bool, a list or an object."""
+    if isinstance(x, bool) or not isinstance(x, (str, int, float)):
+        raise CheckFailure(where, "an exact number", repr(x)[:60])
+    text = x.text if isinstance(x, JsonFloat) else x if isinstance(x, str) else repr(x)
+    try:
+        return Fraction(text.strip() if isinstance(text, str) else text)
+    except (ValueError, ZeroDivisionError, OverflowError) as exc:
+        raise CheckFailure(where, "an exact number", repr(x)[:60]) from exc
+
+
+def _exact(x: Any, where: str) -> Fraction:
+    """An exact number written as a JSON string (or integer): never a bool or a float."""
+    if isinstance(x, float):
+        raise CheckFailure(where, "an exact number (a string)", repr(x)[:60])
+    return exact_number(x, where)
+
+
+#: The largest certificate file the checker reads, checked before parsing: a JSON parse
+#: holds about 4.5 bytes per byte of text in memory, so this keeps a rejected file within
+#: ≈ 300 MB (an honest certificate with defect steps is ≈ 0.5 MB for 20 tokens).
+MAX_FILE_BYTES = 64 * 2 ** 20
+#: The deepest nesting of arrays and objects a certificate has (the tail lemma's boxes:
+#: 6 levels under the top), with room; deeper is not a certificate.
+MAX_DEPTH = 24
+
+
+class JsonFloat(float):
+    """A JSON number literal with a fraction or an exponent, read from its text.
+
+    It is the float Python's ``json`` would give (so the digest, whose canonical JSON
+    writes Python's repr of a float, is the producer's), and it keeps its ``text``: a
+    literal such as ``0.99999999999999999999`` is not the float 1.0 it rounds to, and
+    every comparison of a stored float is with its text (:func:`float_text_is`)."""
+
+    text: str
+
+
+def _float(text: str) -> JsonFloat:
+    m = _EXPONENT.fullmatch(text)
+    if m is not None and len(m.group(1).lstrip("+-")) > 6:  # 10^(10^6): not a float here
+        raise Malformed(f"the number {text[:40]!r} has a decimal exponent beyond "
+                        f"±{MAX_EXPONENT}")
+    x = JsonFloat(text)
+    x.text = text
+    return x
+
+
+def _constant(name: str) -> Any:
+    raise Malformed(f"the JSON value {name} is not a number of the format")
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:  # json keeps the last, another reader the first: two certificates
+            raise Malformed(f"duplicate key {k!r} in one JSON object")
+        out[k] = v
+    return out
+
+
+def float_text_is(stored: Any, want: float) -> bool:
+    """``stored`` is the float ``want`` written as Python writes it (``repr``): a
+    :class:`JsonFloat` by its text, a float from another reader by its value."""
+    if isinstance(stored, bool) or not isinstance(stored, (int, float)):
+        return False
+    if isinstance(stored, JsonFloat):
+        return stored.text == repr(want)
+    return type(stored) is float and stored == want
+
+
+def loads_exact(text: str | bytes) -> Any:
+    """Parse a certificate's JSON text strictly: a duplicate key, NaN or Infinity, a
+    nesting deeper than :data:`MAX_DEPTH` or a text longer than :data:`MAX_FILE_BYTES`
+    is :class:`Malformed`; a number with a fraction or exponent is a :class:`JsonFloat`
+    (its text kept)."""
+    if len(text) > MAX_FILE_BYTES:
+        raise Malformed(f"the certificate is {len(text)} bytes, over the checker's limit of "
+                        f"{MAX_FILE_BYTES} bytes")
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    try:
+        obj = json.loads(text, object_pairs_hook=_object, parse_float=_float,
+                         parse_constant=_constant)
+    except RecursionError:
+        raise Malformed(f"the JSON nesting is deeper than {MAX_DEPTH}") from None
+    _depth_check(obj)
+    return obj
+
+
+def _depth_check(obj: Any) -> None:
+    stack = [(obj, 0)]
+    while stack:
+        x, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise Malformed(f"the JSON nesting is deeper than {MAX_DEPTH}")
+        if isinstance(x, dict):
+            stack.extend((v, depth + 1) for v in x.values())
+        elif isinstance(x, list):
+            stack.extend((v, depth + 1) for v in x if isinstance(v, (list, dict)))
+
+
 def _matrix(inst: dict, key: str) -> list[list[Fraction]]:
     try:
-        return [[Fraction(str(x)) for x in row] for row in inst[key]]
+        return [[exact_number(x, f"instance.{key}") for x in row] for row in inst[key]]
+    except CheckFailure:
+        raise
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
         raise CheckFailure(f"instance.{key}", "a matrix of exact numbers", "something else") from exc
 

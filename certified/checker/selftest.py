@@ -11,7 +11,12 @@ use other instructions than the interpreter):
   pattern of 1.0 and of −2.5;
 * round to nearest, ties to even: 1 + 2⁻⁵³ = 1, 1 + 3·2⁻⁵³ = 1 + 2⁻⁵¹, −1 − 2⁻⁵³ = −1,
   1 − 2⁻⁵⁴ = 1, 1 + 2⁻⁵³ + 2⁻⁶⁰ > 1 (not toward zero), 1/3·3 = 1;
-* gradual underflow: 2⁻¹⁰²²/2 ≠ 0, (2⁻¹⁰²²/2)·2 = 2⁻¹⁰²², 2⁻¹⁰⁷⁴ > 0.
+* gradual underflow: 2⁻¹⁰²²/2 ≠ 0, (2⁻¹⁰²²/2)·2 = 2⁻¹⁰²², 2⁻¹⁰⁷⁴ > 0;
+* BLAS: a numpy matrix product equals the sequential binary64 sum on entries whose value
+  is the same in every summation order but not in a lower precision (float32, TF32).
+
+The producer runs the same test at start (``certified`` commands that compute, and
+:func:`certified.api.verify`), since its binary64 kernels (Lemma I12) assume the same.
 
 Any failure raises :class:`ArithmeticUnfit` (a :class:`Malformed`: ``certified check``
 exits 2 with one line).
@@ -57,7 +62,36 @@ def failures(one: float = 1.0, two: float = 2.0) -> list[str]:
     if half == 0 or half * two != tiny or (two ** -1074) * one <= 0 \
             or arr[0] == 0 or float(arr[1] * two) != tiny:
         bad.append("gradual underflow (2^-1022/2 must not be 0)")
+    if not _blas_is_binary64(one, two):
+        bad.append("BLAS products in binary64 (a matrix product differs from the "
+                   "sequential binary64 sum)")
     return bad
+
+
+def _blas_is_binary64(one: float, two: float) -> bool:
+    """A matrix product (BLAS dgemm/dgemv through numpy) against the sequential sum in
+    Python floats, on sums whose binary64 value is the same in every order but which a
+    product or an accumulation in lower precision (float32, TF32, bf16) gets wrong:
+    (1 + 2⁻⁵²)² rounds to 1 + 2⁻⁵¹ in binary64 but to 1 in float32, and
+    1 + 2⁻³⁰ + 2⁻³⁰ = 1 + 2⁻²⁹ exactly in binary64 in any order, 1 in float32."""
+    e = two ** -52 * one
+    f = two ** -30 * one
+    try:
+        A = np.array([[one + e, 0.0, 0.0], [one, f, f], [f, one, f]], dtype=np.float64)
+        B = np.array([[one + e, one], [one, one], [one, one]], dtype=np.float64)
+        got = A @ B
+        if got.shape != (3, 2):
+            return False
+    except (ValueError, TypeError, IndexError, AttributeError):  # not a binary64 product
+        return False
+    for i in range(3):
+        for j in range(2):
+            s = 0.0
+            for k in range(3):  # the ordinary way: one product, one rounded sum at a time
+                s = s + float(A[i, k]) * float(B[k, j])
+            if float(got[i, j]) != s:
+                return False
+    return float(got[0, 0]) == one + 2 * e and float(got[1, 1]) == one + 2 * f
 
 
 def _np_add(a: float, b: float) -> float:

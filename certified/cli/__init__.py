@@ -27,8 +27,17 @@ __all__ = ["cli", "entry_point", "main"]
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="certified")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """certified: machine-checked clustering theorems for self-attention dynamics."""
+    # The producer's binary64 kernels (Lemma I12) assume what the checker's do (Lemma
+    # C13): the same self-test, before any command computes (exit 2, one line).
+    from certified.checker.selftest import failures  # lazy: CLI startup
+
+    bad = failures()
+    if bad:
+        click.echo("certified: arithmetic self-test failed: " + ", ".join(bad), err=True)
+        ctx.exit(2)
 
 
 for _module in (instances, checking, sweeps, practice):

@@ -272,10 +272,21 @@ def loads_exact(text: str) -> Any:
     """Parse JSON keeping every number as its literal text (:class:`JsonNumber`).
 
     ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's json accepts) come back as
-    markers that :func:`to_fraction` rejects with the field's name.
+    markers that :func:`to_fraction` rejects with the field's name. A key given twice in
+    one object is an :class:`InputError` naming it: Python's json keeps the last value,
+    another reader the first, so the file would mean two things.
     """
     return json.loads(text, parse_float=JsonNumber, parse_int=JsonNumber,
-                      parse_constant=_JsonConstant)
+                      parse_constant=_JsonConstant, object_pairs_hook=_unique_keys)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise InputError(k, "appears twice in one JSON object", "each key once")
+        out[k] = v
+    return out
 
 
 #: A matrix of exact rationals, row by row.
