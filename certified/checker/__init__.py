@@ -44,6 +44,7 @@ from .reading import (  # re-exported: tests and callers use these names here
     MAX_FILE_BYTES,
     _long_numbers,
     exact_number,
+    types_check,
     loads_exact,
     _matrix,
     _number_sizes_check,
@@ -373,13 +374,18 @@ def _check_integration_claims(ctx: _Ctx, t_end: Fraction, parsed: dict) -> None:
         raise CheckFailure("integration.replay.steps", str(len(replay["records"])),
                            repr(replay.get("steps")))
     steps = integ["steps"]
+    if len(steps) != len(replay["records"]):  # nothing is claimed that is not replayed
+        raise CheckFailure("integration.steps", f"{len(replay['records'])} steps, one per "
+                           "replay record", f"{len(steps)} steps")
     end = Fraction(steps[-1][0]) + Fraction(steps[-1][1]) if steps else Fraction(0)
     until = exact_number(integ.get("certified_until", str(end)), "integration.certified_until")
     # Nothing beyond the replay is certified: the steps end where the replay ends.
     if until != end or until != t_end:
         raise CheckFailure("integration.certified_until", f"{t_end} (the end of the replayed "
                            "steps, integration.replay.t_end, which the last of "
-                           "integration.steps must end at)", str(integ.get("certified_until")))
+                           "integration.steps must end at; certificates written before "
+                           "version 0.2 could carry unreplayed steps: verify again)",
+                           str(integ.get("certified_until")))
     check_timescale(ctx, parsed)
 
 
@@ -409,6 +415,7 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
     ctx = None
     try:
         check_limits(obj)  # sizes no honest certificate of its precision has: before work
+        types_check(obj)  # floats and booleans only where the format writes them
         if obj.get("digest") != digest(obj):
             raise CheckFailure("digest", digest(obj), repr(obj.get("digest")))
         inst = obj["instance"]

@@ -305,6 +305,9 @@ def judge_claims(record: dict, claims: list, facts: dict) -> None:
     ids = [c["id"] for c in record["claims"]]
     if len(set(ids)) != len(ids):
         raise CheckFailure("audit.record.claims", "claims with distinct ids", repr(ids)[:80])
+    judged = [c["id"] for c in claims]
+    if len(set(judged)) != len(judged):
+        raise CheckFailure("audit.claims", "one verdict per claim id", repr(judged)[:80])
     if sorted(want) != sorted(c["id"] for c in claims):
         raise CheckFailure("audit.claims", f"one verdict per claim {sorted(want)}",
                            repr([c["id"] for c in claims]))

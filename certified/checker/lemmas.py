@@ -380,6 +380,10 @@ def _check_clusters(clusters: list, lf: dict, B: list[list[Fraction]], where: st
             if a is None:
                 raise CheckFailure(f"{where}[{idx}].exposing_functional",
                                    "a witness for is_hull_vertex = true", "none")
+            if not isinstance(a, list) or len(a) != len(centers[idx]):
+                raise CheckFailure(f"{where}[{idx}].exposing_functional",
+                                   f"{len(centers[idx])} numbers (one per coordinate)",
+                                   repr(a)[:60])
             a = [_q(x, f"{where}[{idx}].exposing_functional") for x in a]
             lo_k = _dot([(x, x) for x in a], centers[idx])[0]
             for j, cen in enumerate(centers):

@@ -57,6 +57,10 @@ def check_limits(obj: dict) -> None:
     if not isinstance(prec, dict) or not {"digits", "bits"} & set(prec):
         raise CheckFailure("precision", "digits (and/or bits: an audit's exact lemmas)",
                            repr(prec)[:60])
+    integ = obj.get("integration")
+    if isinstance(integ, dict) and "digits" not in prec:  # what bounds the replay's work
+        raise CheckFailure("precision.digits", f"an integer in [1, {MAX_DIGITS}] (the "
+                           "precision the integration was run at)", "missing")
     # an audit solved exactly states its bits only: bounded as the largest digits' bits
     digits = _int(prec["digits"], "precision.digits", 1, MAX_DIGITS, "the producer's range") \
         if "digits" in prec else MAX_DIGITS
@@ -64,7 +68,6 @@ def check_limits(obj: dict) -> None:
     why = f"at most 8x the producer's starting bits for {digits} digits"
     if "bits" in prec:
         _int(prec["bits"], "precision.bits", 2, cap, why)
-    integ = obj.get("integration")
     if not isinstance(integ, dict):
         return
     if "bits" in integ:
@@ -77,7 +80,5 @@ def check_limits(obj: dict) -> None:
         if not isinstance(rec, dict):
             continue  # the schema's bulk check names it
         at = f"integration.replay.records[{k}]"
-        if "order" in rec:
-            _int(rec["order"], f"{at}.order", 1, MAX_ORDER, "the largest Taylor order")
-        if "pieces" in rec:
+        if "pieces" in rec:  # (each record's order: the schema's bulk check, <= MAX_ORDER)
             _int(rec["pieces"], f"{at}.pieces", 1, MAX_PIECES, "the most pieces of a circle")

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 from .errors import CheckFailure, Malformed
 
-__all__ = ['typed_equal', 'exact_number', 'JsonFloat', 'MAX_DEPTH', 'MAX_FILE_BYTES', 'float_text_is', 'loads_exact', 'same', 'MAX_EXPONENT', 'MAX_STR_DIGITS', '_EXPONENT', '_RECORD_KEYS', '_bulk_check', '_long_numbers', '_matrix', '_number_sizes_check', '_scalar', '_schema_check', '_split_bulk', '_strings', '_too_large', 'digest']
+__all__ = ['BOOLEAN_KEYS', 'types_check', 'typed_equal', 'exact_number', 'JsonFloat', 'MAX_DEPTH', 'MAX_FILE_BYTES', 'float_text_is', 'loads_exact', 'same', 'MAX_EXPONENT', 'MAX_STR_DIGITS', '_EXPONENT', '_RECORD_KEYS', '_bulk_check', '_long_numbers', '_matrix', '_number_sizes_check', '_scalar', '_schema_check', '_split_bulk', '_strings', '_too_large', 'digest']
 
 
 def digest(obj: dict) -> str:
@@ -289,6 +289,36 @@ def _object(pairs: list[tuple[str, Any]]) -> dict:
             raise Malformed(f"duplicate key {k!r} in one JSON object")
         out[k] = v
     return out
+
+
+#: The only fields a certificate writes as JSON booleans (every other true/false is not a
+#: value of the format: `1` is not `true`, and `true` is not 1).
+BOOLEAN_KEYS = frozenset({"hypotheses_hold", "is_hull_vertex", "is_zero", "attention_boolean",
+                          "theorem_5_2_conclusion"})
+
+
+def types_check(obj: Any) -> None:
+    """Every JSON float is in a field named ``*_float`` (an informational float of an exact
+    value stored beside it) or ``wall_seconds``, and every boolean in one of
+    :data:`BOOLEAN_KEYS`: counts, indices and exact numbers are integers or strings, so
+    ``3.0`` for 3 or ``true`` for 1 is rejected wherever it stands, naming the field."""
+    stack: list[tuple[Any, str, str]] = [(obj, "", "")]
+    while stack:
+        x, key, at = stack.pop()
+        if isinstance(x, bool):
+            if key not in BOOLEAN_KEYS:
+                raise CheckFailure(at or "(top level)", "an integer or an exact number (a "
+                                   "string): true/false only in " + ", ".join(sorted(BOOLEAN_KEYS)),
+                                   repr(x))
+        elif isinstance(x, float):
+            if not (key.endswith("_float") or key == "wall_seconds"):
+                raise CheckFailure(at or "(top level)", "an integer or an exact number "
+                                   "written as a string (floats only in *_float fields)",
+                                   getattr(x, "text", repr(x))[:60])
+        elif isinstance(x, dict):
+            stack.extend((v, str(k), f"{at}.{k}" if at else str(k)) for k, v in x.items())
+        elif isinstance(x, list):
+            stack.extend((v, key, f"{at}[{i}]") for i, v in enumerate(x))
 
 
 def float_text_is(stored: Any, want: float) -> bool:

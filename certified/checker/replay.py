@@ -272,6 +272,8 @@ def _replay(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
     t = Fraction(0)  # the times chain (exact, cheap): checked once, before any step
     for k in range(len(replay)):
         t0, h = Fraction(steps[k][0]), Fraction(steps[k][1])
+        if h <= 0:
+            raise CheckFailure(f"integration.steps[{k}]", "a step h > 0", str(steps[k][1]))
         if t0 != t:
             raise CheckFailure(f"integration.steps[{k}]", f"t0 = {t} (steps must chain)",
                                f"t0 = {t0}")

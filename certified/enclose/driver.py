@@ -547,7 +547,10 @@ def _escalate(run: _Run, tf: Fraction, prec: Precision, initial_box: Any
                                    initial_box=initial_box, until=until)
         attempts.append(f"{b} bits: certified until {traj.certified_until}")
         attempts += traj.attempts  # e.g. the defect step's counters
-        if best is None or traj.certified_until > best.certified_until:
+        # The run whose predicate held is the result even if an earlier one reached
+        # further: its steps end at the set the predicate accepted (the lemma's).
+        if best is None or traj.stopped_by_predicate or \
+                traj.certified_until > best.certified_until:
             best = traj
         if traj.certified_until >= tf or traj.stopped_by_predicate:
             break

@@ -198,6 +198,11 @@ def refine(out: Any, job: Job, until: LemmaSchedule, traj: Trajectory) -> str:
     T1 = traj.certified_until
     if until.measure is None:
         return ""
+    if not traj.steps or T1 != until.first_t or traj.steps[-1].output_set is not until.first_set \
+            and not isinstance(job.instance.time, Discrete):
+        # the run does not end at the first success (cannot happen: the driver returns
+        # the run whose predicate held); refining it would continue another run
+        return "not possible: the run does not end at the first success"
     if not until.wants_refinement():
         return "none needed: the first success's bound is already ≤ 10^-digits"
     if job.refine_t == 0:
@@ -230,7 +235,11 @@ def refine(out: Any, job: Job, until: LemmaSchedule, traj: Trajectory) -> str:
     # checker replays, and nothing after them is claimed.
     assert until.last_t_success is not None
     out.trajectory = truncate_trajectory(more, until.last_t_success)
-    out.attempts = list(more.attempts)
+    if until.last_t_success < more.certified_until:
+        out.trajectory.attempts = more.attempts + [
+            f"reported: the best success at t = {until.last_t_success}; the steps after it "
+            "are not in the certificate"]
+    out.attempts = list(out.trajectory.attempts)
     best = f"; the best bound is at T = {until.last_t_success}"
     if stop is None or stop.kind == "predicate":
         return until.ended

@@ -29,7 +29,8 @@ def _redigest(c: dict) -> dict:
 def _rejected_at(cert: dict, where: str) -> None:
     with pytest.raises(CheckFailure) as exc:
         _check_claims_only(cert)
-    assert exc.value.where == where, str(exc.value)
+    # the field, or an element of it (the type check names the element)
+    assert exc.value.where == where or exc.value.where.startswith(where + "["), str(exc.value)
 
 
 # -- class 1: Lemma S0's audits compare the limit's P* and rank ------------------------------
@@ -62,11 +63,22 @@ def test_t8_centre_with_an_extra_coordinate_is_rejected(certs):
     _rejected_at(_redigest(c), "limit.clusters[0].center")
 
 
-def test_t8_extra_cluster_is_rejected(certs):
-    c = copy.deepcopy(certs["t8_52"])
-    c["limit"]["clusters"].append(copy.deepcopy(c["limit"]["clusters"][0]))
-    with pytest.raises(CheckFailure):
-        _check_claims_only(_redigest(c))
+@pytest.mark.parametrize("name,where", [("t4_21", "limit"), ("t8_52", "limit"),
+                                        ("t4_85_ref", "evidence")])
+def test_an_exposing_functional_with_an_extra_entry_is_rejected(certs, name, where):
+    c = copy.deepcopy(certs[name])
+    cl = next(k for k, x in enumerate(c[where]["clusters"]) if "exposing_functional" in x)
+    c[where]["clusters"][cl]["exposing_functional"].append("1000")
+    _rejected_at(_redigest(c), f"{where}.clusters[{cl}].exposing_functional")
+
+
+def test_steps_that_are_not_replayed_or_go_backwards_are_rejected(certs):
+    c = copy.deepcopy(certs["t4_21"])
+    te = F(c["integration"]["replay"]["t_end"])
+    c["integration"]["steps"] += [[str(te), "1/8"], [str(te + F(1, 8)), "-1/8"]]
+    _rejected_at(_redigest(c), "integration.steps")
+    rep = check_certificate(c)
+    assert not rep.valid and rep.message.startswith("integration.steps")
 
 
 # -- class 3: audit claims one to one ---------------------------------------------------------
@@ -107,6 +119,9 @@ def test_steps_after_the_replay_cannot_extend_certified_until(certs):
     for k in range(20):  # twenty fabricated steps of 1/8, never replayed
         integ["steps"].append([str(end + F(k, 8)), "1/8"])
     integ["certified_until"] = str(end + F(20, 8))
+    _rejected_at(_redigest(c), "integration.steps")  # twenty steps without a record
+    c = copy.deepcopy(certs["t4_21"])  # the claim alone, one step's worth later
+    c["integration"]["certified_until"] = str(end + F(1, 8))
     _rejected_at(_redigest(c), "integration.certified_until")
 
 
@@ -168,15 +183,32 @@ def test_working_bits_beyond_what_the_digits_need_are_rejected(certs):
 
 
 def test_a_record_of_order_a_million_is_rejected(certs):
+    for order in (10 ** 6, MAX_ORDER + 1):  # the schema's bulk check: before any work
+        c = copy.deepcopy(certs["t4_21"])
+        c["integration"]["replay"]["records"][0]["order"] = order
+        with pytest.raises(Malformed, match=f"records/0/order: {order} is greater than the "
+                                            f"maximum of {MAX_ORDER}"):
+            check_certificate(_redigest(c))
+
+
+def test_defect_pieces_and_integration_order_are_bounded(certs):
+    from certified.checker.limits import MAX_PIECES, check_limits
+
     c = copy.deepcopy(certs["t4_21"])
-    c["integration"]["replay"]["records"][0]["order"] = 10 ** 6
-    with pytest.raises((Malformed, CheckFailure), match="order"):
-        rep = check_certificate(_redigest(c))
-        assert not rep.valid
-        raise CheckFailure("order", "", rep.message)
-    c["integration"]["replay"]["records"][0]["order"] = MAX_ORDER + 1
-    with pytest.raises(Malformed, match="order"):
-        check_certificate(_redigest(c))
+    rec = next(r for r in c["integration"]["replay"]["records"] if "pieces" in r)
+    k = c["integration"]["replay"]["records"].index(rec)
+    check_limits(c)
+    rec["pieces"] = MAX_PIECES + 1
+    with pytest.raises(CheckFailure, match=rf"records\[{k}\].pieces"):
+        check_limits(c)
+    c = copy.deepcopy(certs["t4_21"])
+    c["integration"]["order"] = MAX_ORDER + 1
+    with pytest.raises(CheckFailure, match="integration.order"):
+        check_limits(c)
+    c["integration"]["order"] = MAX_ORDER
+    c["precision"] = {"bits": 100}  # an integration needs the digits that bound its work
+    with pytest.raises(CheckFailure, match="precision.digits"):
+        check_limits(c)
 
 
 def test_digits_must_be_an_integer_in_the_producer_range(certs):

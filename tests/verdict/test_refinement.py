@@ -22,7 +22,6 @@ from certified.checker import check_certificate
 from certified.approx.midpoint import approx_trajectory_mp
 from certified.cli import main
 from certified.enclose.arith import get_backend
-from certified.enclose.deadline import wall_clock_cap
 from certified.enclose.driver import continue_trajectory, enclose_trajectory
 from certified.precision import Precision
 from certified.verdict.certificate import to_certificate
@@ -86,13 +85,13 @@ def test_refinement_stops_at_the_target_and_reports_it():
 
 
 def test_refinement_stops_after_patience_successes_without_halving():
-    # 1 → 1/4 halves (progress); 1/2, 1/3, 1/5 do not reach 1/8: three strikes
-    bounds = [F(1), F(1, 4), F(1, 2), F(1, 3), F(1, 5), F(1, 100)]
+    # 1 → 1/4 → 1/10 halve (progress); 1/2, 1/3, 1/5 do not reach 1/20: three strikes
+    bounds = [F(1), F(1, 4), F(1, 10), F(1, 2), F(1, 3), F(1, 5), F(1, 100)]
     s, answers = _scripted(bounds)
     assert PATIENCE == 3
-    assert answers == [True, False, False, False, True]  # never asked for the sixth
-    assert s.last["bound"] == F(1, 5) and s.last_set == "set5"  # the smallest, not the last
-    assert "stopped tightening" in s.ended
+    assert answers == [True, False, False, False, False, True]  # never asked for the 7th
+    assert s.last["bound"] == F(1, 10) and s.last_set == "set3"  # the smallest, not the last
+    assert s.last_t_success == 3 and "stopped tightening" in s.ended
 
 
 def test_a_failed_check_is_not_a_strike_and_a_rise_keeps_the_best():
@@ -136,19 +135,36 @@ def test_near_tie_refinement_stops_when_the_limits_stop_tightening():
 
 
 def test_a_cap_during_refinement_returns_the_first_verdict_byte_for_byte(monkeypatch):
-    """The cap is simulated deterministically: the refinement runs under a cap that has
-    already passed (a test never depends on wall-clock budgets)."""
-    inst = Instance.load(EX / "thm2_1_one_dimensional.json")
-    real = schedule.continue_trajectory
+    """The cap is simulated deterministically (a test never depends on wall-clock
+    budgets): it is reached at the first step after the refinement's first success that
+    improved on the first verdict, so that success has to be forgotten."""
+    import certified.enclose.driver as driver
+    from certified.enclose.deadline import WallClockCap
 
-    def expired(*args, **kwargs):
-        with wall_clock_cap(1e-12):
-            return real(*args, **kwargs)
+    inst = Instance.load(EX / "thm2_1_one_dimensional.json")
+    real_continue, real_check = schedule.continue_trajectory, driver.check_deadline
+    improved = []
+
+    def capped_after_an_improvement(traj, end, **kwargs):
+        until = kwargs["until"]
+
+        def check(t=None):
+            if until.last is not until.first:  # a better success is held: cap now
+                improved.append(until.last_t_success)
+                raise WallClockCap("the wall-clock cap (max_seconds) was reached", t=t)
+            real_check(t)
+
+        monkeypatch.setattr(driver, "check_deadline", check)
+        try:
+            return real_continue(traj, end, **kwargs)
+        finally:
+            monkeypatch.setattr(driver, "check_deadline", real_check)
 
     plain = certify(inst, "2.1", digits=15, t_max=2, refine_t=0)
     full = certify(inst, "2.1", digits=15, t_max=2)
-    monkeypatch.setattr(schedule, "continue_trajectory", expired)
+    monkeypatch.setattr(schedule, "continue_trajectory", capped_after_an_improvement)
     cut = certify(inst, "2.1", digits=15, t_max=2)
+    assert improved and improved[0] > plain.tail.T  # the cap came after a better success
     assert cut.verdict == "certified" and "cut by the wall-clock cap" in cut.refinement
     a, b = to_certificate(cut), to_certificate(plain)
     assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
@@ -238,11 +254,42 @@ def test_continued_enclosure_contains_the_mpmath_solution_and_stays_narrow():
 
 
 def test_continuation_refuses_an_empty_run_or_an_earlier_end():
+    from dataclasses import replace
+
+    from certified.errors import InputError
+
     inst = Instance.load(EX / "thm2_1_one_dimensional.json")
     prec = Precision.build(15)
     traj = enclose_trajectory(inst, F(1, 4), precision=prec)
-    with pytest.raises(Exception, match="t_final"):
+    with pytest.raises(InputError, match="t_final"):
         continue_trajectory(traj, F(1, 8), precision=prec)
+    with pytest.raises(InputError, match="no validated step"):
+        continue_trajectory(replace(traj, steps=[]), F(1, 2), precision=prec)
+
+
+def test_the_run_whose_lemma_held_is_the_result_of_an_escalation(monkeypatch):
+    """Attempt 1 reaches t = 1 without a success and fails; attempt 2 (twice the bits)
+    succeeds at t = 1/2: the driver returns attempt 2 (its steps end at the lemma's set),
+    not the one that reached further."""
+    import certified.enclose.driver as driver
+    from certified.enclose.trajectory import StopReason, Trajectory
+
+    inst = Instance.load(EX / "thm2_1_one_dimensional.json")
+    prec = Precision.build(15)
+
+    def fake(run, tf, bits, K, target, initial_box=None, until=None, **kw):
+        if bits == prec.start_bits:
+            return Trajectory(inst, "z", [], [], [], F(1), [], ["a"] * 3, bits, K, None,
+                              stop=StopReason("validation", F(1), "blew up", bits))
+        return Trajectory(inst, "z", [], [], [], F(1, 2), [], ["b"] * 2, bits, K, None,
+                          stopped_by_predicate=True,
+                          stop=StopReason("predicate", F(1, 2), "held", bits))
+
+    monkeypatch.setattr(driver, "_run_continuous", fake)
+    run = driver._Run(inst, [F(0)], None, "z", "z", F(1, 4), False, "defect", lambda *a: 0)
+    best, _ = driver._escalate(run, F(8), prec, None)
+    assert best.stopped_by_predicate and best.certified_until == F(1, 2)
+    assert best.steps == ["b", "b"] and best.bits == 2 * prec.start_bits
 
 
 def test_verify_prints_what_ended_the_refinement(tmp_path, capsys):

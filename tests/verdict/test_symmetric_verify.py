@@ -55,7 +55,7 @@ def test_each_theorem_decided_by_lemma_s1_and_rechecked(certs):
     ("3.1", ("limit", "clusters", 0, "center", 1), ["0", "0"], "limit.clusters[0]"),
     ("3.1", ("evidence",), {"entry": [0, 1]}, "evidence"),
     ("8.5", ("evidence", "entry"), [0, 2], "evidence.entry"),
-    ("8.5", ("evidence", "entry"), [0, True], "evidence.entry"),
+    ("8.5", ("evidence", "entry"), [0, True], "evidence.entry[1]"),  # the type check's
     ("8.5", ("limit",), {"attention_rank": 2}, "limit"),
     ("4.2", ("verdict",), "certified", "verdict"),
 ])
@@ -123,7 +123,7 @@ def test_s2_theorem_must_be_a_theorem(certs_s2, name):
     (lambda c: c.__setitem__("limit", None), "limit"),
     (lambda c: c["limit"].__setitem__("attention_rank", 3.0), "limit.attention_rank"),
     (lambda c: c["limit"]["clusters"][0].__setitem__("members", [0.0]),
-     "limit.clusters[0].members"),
+     "limit.clusters[0].members[0]"),  # named by the type check, element by element
     (lambda c: c["limit"].pop("attention_limit"), "limit.attention_limit"),
     (lambda c: c["tail_lemma"].__setitem__("witness_5_2",
                                            {"lambda": "-7", "projector_F": [["5"]]}),
