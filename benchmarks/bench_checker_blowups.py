@@ -101,7 +101,7 @@ def main() -> None:
             wall, mb, outcome = run(path)
             ok = "met" if wall <= 10 and mb <= 500 and not outcome.startswith("exit 0") \
                 else "**missed**"
-            print(f"| {path.stem} | {wall:.2f} | {mb:.0f} | {ok} | {outcome} |", flush=True)
+            print(f"| {path.stem} | {wall:.2f} | {mb:.0f} | {ok} | `{outcome}` |", flush=True)
         return
     if args.markdown:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

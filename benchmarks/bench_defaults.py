@@ -99,7 +99,7 @@ def main() -> None:
                 wall, first = run([exe, *argv[1:]], scratch, args.cap)
                 ok = "met" if wall <= 60 and "exit" not in first and "cap" not in first \
                     else "**missed**"
-                print(f"| {where} | `{cmd}` | {wall:.1f} | {ok} | {first} |", flush=True)
+                print(f"| {where} | `{cmd}` | {wall:.1f} | {ok} | `{first}` |", flush=True)
         if args.only != "commands":
             print()
             print("| example | theorem | wall (s) | target 120 s | first line |")
@@ -113,7 +113,7 @@ def main() -> None:
                                    "--out", f"{name}.certificate.json"], scratch, args.cap)
                 ok = "met" if wall <= 120 and "exit" not in first and "cap" not in first \
                     else "**missed**"
-                print(f"| {name} | {thm} | {wall:.1f} | {ok} | {first} |", flush=True)
+                print(f"| {name} | {thm} | {wall:.1f} | {ok} | `{first}` |", flush=True)
 
 
 if __name__ == "__main__":
