@@ -173,12 +173,6 @@ def test_a_cap_during_refinement_returns_the_first_verdict_byte_for_byte(monkeyp
     _checked(cut)
 
 
-def test_a_cap_before_the_first_verdict_is_still_undecided():
-    inst = Instance.load(EX / "thm2_1_one_dimensional.json")
-    v = certify(inst, "2.1", digits=15, t_max=2, max_seconds=1e-9)
-    assert v.verdict == "undecided" and v.reason.startswith("wall-clock cap")
-
-
 def test_refinement_takes_at_most_as_many_steps_as_the_first_verdict(monkeypatch):
     """With the tightening rule switched off, the step budget is what ends it."""
     monkeypatch.setattr(schedule, "PATIENCE", 10 ** 6)
