@@ -17,7 +17,7 @@ from mpmath import libmp as L
 from .balls import (EXP_ARG_MAX, Ball, add_down, add_up, const, div_down, div_up, exp_down, exp_up,
                     mpf_down, mpf_up)
 from .errors import CheckFailure
-from .reading import exact_number, same  # same re-exported: the exact lemmas use it
+from .reading import exact_number
 from .hypotheses import dominant, paranormal, rank  # rank re-exported: the verdict code uses it
 from .quadrature import Series, integrate
 
@@ -294,6 +294,27 @@ def stationary_expected(theorem: str, V: Mat, X0: Mat) -> tuple[str, Any, Any]:
             return "certified", {"attention_limit": [[Fraction(1, n)] * n] * n}, None
         return "undecided", None, None
     raise CheckFailure("theorem", "one of 2.1, 3.1, 4.2, 5.2, 8.5", repr(theorem))
+
+
+def same(got: Any, want: Any, where: str) -> None:
+    """``got`` (JSON) equals ``want`` exactly: Fractions against exact numbers, lists item
+    by item, objects key by key (closed), integers as integers."""
+    if isinstance(want, Fraction):
+        if isinstance(got, bool) or _q(got, where) != want:
+            raise CheckFailure(where, str(want), repr(got)[:60])
+    elif isinstance(want, dict):
+        if not isinstance(got, dict) or set(got) != set(want):
+            raise CheckFailure(where, f"an object with the fields {sorted(want)}",
+                               repr(got)[:60])
+        for k in want:
+            same(got[k], want[k], f"{where}.{k}")
+    elif isinstance(want, list):
+        if not isinstance(got, list) or len(got) != len(want):
+            raise CheckFailure(where, f"a list of {len(want)}", repr(got)[:60])
+        for i, (g, w) in enumerate(zip(got, want)):
+            same(g, w, f"{where}[{i}]")
+    elif isinstance(got, bool) or got != want or type(got) is not type(want):
+        raise CheckFailure(where, repr(want), repr(got)[:60])
 
 
 def judge_claims(record: dict, claims: list, facts: dict) -> None:

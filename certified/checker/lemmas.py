@@ -29,7 +29,7 @@ from .balls import (
     mul_up,
 )
 from .errors import CheckFailure
-from .reading import exact_number, typed_equal
+from .reading import exact_number
 from .replay import LohnerSet
 
 __all__ = ["check_enclosure_at_T", "check_leader_follower", "check_t4_verdict", "closed"]
@@ -473,11 +473,11 @@ def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
     if verdict == "undecided" and src:
         raise CheckFailure(where, "null (nothing is claimed)", repr(src)[:60])
     Pstar = [[int(j == leader[i]) for j in range(n)] for i in range(n)]
-    # typed comparisons: true/false is not 1/0, 3.0 is not 3 (the format's integers)
-    if "attention_limit" in src and not typed_equal(src["attention_limit"], Pstar):
+    # (reading.types_check has refused floats and booleans: 3.0 and true never get here)
+    if "attention_limit" in src and src["attention_limit"] != Pstar:
         raise CheckFailure(f"{where}.attention_limit", f"rows e_l(i): {Pstar}",
                            repr(src["attention_limit"]))
-    if "attention_rank" in src and not typed_equal(src["attention_rank"], len(leaders)):
+    if "attention_rank" in src and src["attention_rank"] != len(leaders):
         raise CheckFailure(f"{where}.attention_rank", str(len(leaders)),
                            repr(src["attention_rank"]))
     if "clusters" in src:
@@ -497,7 +497,7 @@ def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
         if not 0 < _q(rate.get("c_lower_bound"), f"{where}.rate.c_lower_bound") <= rate_lo:
             raise CheckFailure(f"{where}.rate.c_lower_bound", f"0 < c <= {float(rate_lo)!r}",
                                str(rate.get("c_lower_bound")))
-    if "leaders" in src and not typed_equal(src["leaders"], leaders):
+    if "leaders" in src and src["leaders"] != leaders:
         raise CheckFailure(f"{where}.leaders", repr(leaders), repr(src["leaders"]))
     if theorem == "2.1" and verdict == "certified" and src.get("leaders") != leaders:
         raise CheckFailure(f"{where}.leaders", repr(leaders), repr(src.get("leaders")))
@@ -519,7 +519,7 @@ def check_t4_verdict(cert: dict, lf: dict, X0: list[list[Fraction]],
             raise CheckFailure(f"{where}.rows_outside_two_leaders", "absent (a claim of "
                                f"Theorem 2.1's, not {theorem}'s)",
                                repr(src["rows_outside_two_leaders"]))
-        if not typed_equal(src["rows_outside_two_leaders"], bad):
+        if src["rows_outside_two_leaders"] != bad:
             raise CheckFailure(f"{where}.rows_outside_two_leaders", repr(bad),
                                repr(src["rows_outside_two_leaders"]))
     if "entry" in src:

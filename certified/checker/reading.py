@@ -19,8 +19,9 @@ from importlib import resources
 from typing import Any, Iterator
 
 from .errors import CheckFailure, Malformed
+from .limits import MAX_ORDER
 
-__all__ = ['BOOLEAN_KEYS', 'types_check', 'typed_equal', 'exact_number', 'JsonFloat', 'MAX_DEPTH', 'MAX_FILE_BYTES', 'float_text_is', 'loads_exact', 'same', 'MAX_EXPONENT', 'MAX_STR_DIGITS', '_EXPONENT', '_RECORD_KEYS', '_bulk_check', '_long_numbers', '_matrix', '_number_sizes_check', '_scalar', '_schema_check', '_split_bulk', '_strings', '_too_large', 'digest']
+__all__ = ['BOOLEAN_KEYS', 'types_check', 'exact_number', 'JsonFloat', 'MAX_DEPTH', 'MAX_FILE_BYTES', 'float_text_is', 'loads_exact', 'MAX_EXPONENT', 'MAX_STR_DIGITS', '_EXPONENT', '_RECORD_KEYS', '_bulk_check', '_long_numbers', '_matrix', '_number_sizes_check', '_scalar', '_schema_check', '_split_bulk', '_strings', '_too_large', 'digest']
 
 
 def digest(obj: dict) -> str:
@@ -116,9 +117,9 @@ def _bulk_check(steps: list, records: list) -> None:
         order = rec["order"]
         if isinstance(order, bool) or not isinstance(order, int):
             raise Malformed(f"schema: at {at}/order: {order!r} is not of type 'integer'")
-        if not 1 <= order <= 256:  # limits.MAX_ORDER (the producer's order is <= 120)
+        if not 1 <= order <= MAX_ORDER:
             raise Malformed(f"schema: at {at}/order: {order} is " + (
-                "greater than the maximum of 256" if order > 1 else
+                f"greater than the maximum of {MAX_ORDER}" if order > 1 else
                 "less than the minimum of 1"))
         if not isinstance(rec["rho"], str):
             raise Malformed(f"schema: at {at}/rho: expected a string")
@@ -198,36 +199,6 @@ def _number_sizes_check(obj: Any, where: str = "") -> None:
             paths.extend((v, f"{at}[{i}]") for i, v in enumerate(x))
 
 
-def same(got: Any, want: Any, where: str) -> None:
-    """``got`` (JSON) equals ``want`` exactly: Fractions against exact numbers, lists item
-    by item, objects key by key (closed), integers as integers."""
-    if isinstance(want, Fraction):
-        if isinstance(got, bool) or _exact(got, where) != want:
-            raise CheckFailure(where, str(want), repr(got)[:60])
-    elif isinstance(want, dict):
-        if not isinstance(got, dict) or set(got) != set(want):
-            raise CheckFailure(where, f"an object with the fields {sorted(want)}",
-                               repr(got)[:60])
-        for k in want:
-            same(got[k], want[k], f"{where}.{k}")
-    elif isinstance(want, list):
-        if not isinstance(got, list) or len(got) != len(want):
-            raise CheckFailure(where, f"a list of {len(want)}", repr(got)[:60])
-        for i, (g, w) in enumerate(zip(got, want)):
-            same(g, w, f"{where}[{i}]")
-    elif isinstance(got, bool) or got != want or type(got) is not type(want):
-        raise CheckFailure(where, repr(want), repr(got)[:60])
-
-
-def typed_equal(got: Any, want: Any) -> bool:
-    """``got`` (JSON) is ``want`` (integers, lists of them) exactly, types included: a bool
-    is not 0 or 1, 3.0 is not 3, and a list has exactly ``want``'s length."""
-    if isinstance(want, list):
-        return isinstance(got, list) and len(got) == len(want) and \
-            all(typed_equal(g, w) for g, w in zip(got, want))
-    return type(got) is type(want) and got == want
-
-
 def exact_number(x: Any, where: str) -> Fraction:
     """The exact rational a stored number denotes: a string or an integer as written, a
     JSON number literal by its text (:class:`JsonFloat`; a float from another reader by
@@ -239,13 +210,6 @@ def exact_number(x: Any, where: str) -> Fraction:
         return Fraction(text.strip() if isinstance(text, str) else text)
     except (ValueError, ZeroDivisionError, OverflowError) as exc:
         raise CheckFailure(where, "an exact number", repr(x)[:60]) from exc
-
-
-def _exact(x: Any, where: str) -> Fraction:
-    """An exact number written as a JSON string (or integer): never a bool or a float."""
-    if isinstance(x, float):
-        raise CheckFailure(where, "an exact number (a string)", repr(x)[:60])
-    return exact_number(x, where)
 
 
 #: The largest certificate file the checker reads, checked before parsing: a JSON parse
@@ -269,8 +233,7 @@ class JsonFloat(float):
 
 
 def _float(text: str) -> JsonFloat:
-    m = _EXPONENT.fullmatch(text)
-    if m is not None and len(m.group(1).lstrip("+-")) > 6:  # 10^(10^6): not a float here
+    if _too_large(text):  # the rule for exponents in strings, for literals too
         raise Malformed(f"the number {text[:40]!r} has a decimal exponent beyond "
                         f"±{MAX_EXPONENT}")
     x = JsonFloat(text)
