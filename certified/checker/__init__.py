@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from .audits import judge_claims
+from .audits import judge_claims, render_claims, same_record
 from .balls import BallError, scaled
 from .dynamics import Field
 from .energy import (check_t6_at_T, check_t6_data, check_t6_limit, check_t9_data,
@@ -77,7 +77,8 @@ class Report:
 
 
 def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None = None,
-                      workers: int = 1, run_chunks: Callable | None = None) -> Report:
+                      workers: int = 1, run_chunks: Callable | None = None,
+                      record: Any = None) -> Report:
     """Re-verify a parsed certificate. Raises :class:`Malformed` if it cannot be read;
     returns a :class:`Report` (invalid with the first failure, or valid).
 
@@ -85,10 +86,14 @@ def check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None
     (:func:`.replay.replay_steps`, Lemma C12): a valid report is proved whatever the
     chunks, and an invalid certificate names the same first failure as with 1.
     ``run_chunks(fn, payloads)``, if given, runs those chunks elsewhere (e.g. on Dask:
-    :meth:`certified.studies.engine.Engine.map_unordered`), with the same guarantees."""
+    :meth:`certified.studies.engine.Engine.map_unordered`), with the same guarantees.
+    ``record``, if given, is a parsed counterexample record: the certificate must be an
+    audit of exactly that record (:func:`.audits.same_record`), which ties each claim's
+    statement to the reading the checker judges."""
     arithmetic_selftest()  # raises ArithmeticUnfit (a Malformed: exit 2) on a bad FPU mode
     with _long_numbers():
-        return _check_certificate(obj, progress, workers, run_chunks=run_chunks)
+        return _check_certificate(obj, progress, workers, run_chunks=run_chunks,
+                                  record=record)
 
 
 @dataclass
@@ -408,7 +413,7 @@ def _split_failure(message: str) -> tuple[str, str, str]:
 
 def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | None,
                        workers: int, replay: bool = True,
-                       run_chunks: Callable | None = None) -> Report:
+                       run_chunks: Callable | None = None, record: Any = None) -> Report:
     t_start = time.perf_counter()
     _schema_check(obj)
     _number_sizes_check(obj)
@@ -421,6 +426,11 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
         inst = obj["instance"]
         V, Q, K, X0 = (_matrix(inst, k) for k in ("V", "Q", "K", "X0"))
         audit = obj.get("audit")
+        if record is not None:  # before any work: the user's record, or nothing to check
+            if audit is None:
+                raise CheckFailure("audit", "an audit certificate (a record was given to "
+                                   "compare it with)", "a certificate without audit")
+            same_record(audit["record"], record)
         if audit is not None:
             rinst = closed(audit["record"]["instance"], _INSTANCE_KEYS,
                            "audit.record.instance")
@@ -461,6 +471,9 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
                 msg = _check_unintegrated(ctx)
             else:
                 msg = _check_replayed(ctx, code)
+            if audit is not None and replay:  # what was judged, in the checker's words
+                # (after the judgement, which a claims-only check of steps skips)
+                msg += f"; claims: {render_claims(audit)}"
     except CheckFailure as exc:
         return Report(False, str(exc), ctx.steps_checked if ctx else 0,
                       time.perf_counter() - t_start)
@@ -493,19 +506,28 @@ def _shapes(V: list, Q: list, K: list, X0: list, inst: dict) -> None:
 
 
 def check_file(path: str, progress: Callable[[int, Fraction], None] | None = None,
-               workers: int = 1, run_chunks: Callable | None = None) -> Report:
-    """Read and check a certificate file (:class:`Malformed` if it is not readable JSON)."""
+               workers: int = 1, run_chunks: Callable | None = None,
+               record: str | None = None) -> Report:
+    """Read and check a certificate file (:class:`Malformed` if it or the ``record`` file
+    is not readable JSON); ``record`` names the counterexample record the certificate
+    must be an audit of (:func:`check_certificate`)."""
+    obj = _read_json(path)
+    return check_certificate(obj, progress, workers, run_chunks,
+                             record=None if record is None else _read_json(record))
+
+
+def _read_json(path: str) -> Any:
+    """A JSON file read exactly (:func:`.reading.loads_exact`), its size bounded first."""
     try:
         size = os.stat(path).st_size
         if size > MAX_FILE_BYTES:  # before reading a byte of it
             raise Malformed(f"{path} is {size} bytes, over the checker's limit of "
                             f"{MAX_FILE_BYTES} bytes")
         with open(path, "rb") as fh, _long_numbers():
-            obj = loads_exact(fh.read(MAX_FILE_BYTES + 1))
+            return loads_exact(fh.read(MAX_FILE_BYTES + 1))
     except OSError as exc:
         raise Malformed(f"cannot read {path}: {exc.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise Malformed(f"{path} is not JSON: {exc}") from None
     except ValueError as exc:  # an integer literal beyond MAX_STR_DIGITS digits
         raise Malformed(f"{path}: {exc}") from None
-    return check_certificate(obj, progress, workers, run_chunks)

@@ -365,3 +365,68 @@ def judge_claims(record: dict, claims: list, facts: dict) -> None:
         if c["verdict"] != expected and c["verdict"] != "undecided":
             raise CheckFailure(f"audit.claims[{c['id']}].verdict", repr(expected),
                                repr(c["verdict"]))
+
+
+def render_reading(reading: dict) -> str:
+    """The checker's own words for a claim's formal reading — what it actually judged,
+    whatever the claim's ``statement`` says (the statement is prose; no program can tie
+    it to the reading, so ``check`` prints the reading and ``check --record`` ties the
+    whole record to the file the user reviewed). ``reading`` has one key (C9)."""
+    (kind, value), = reading.items()
+    if kind == "clusters":
+        return f"number of distinct limits of z = {_q(value, 'reading')}"
+    if kind == "attention_limit":
+        rows = "; ".join(", ".join(str(_q(x, "reading")) for x in row) for row in value)
+        return f"lim P = [{rows}]"
+    if kind == "attention_rank":
+        return f"rank lim P = {_q(value, 'reading')}"
+    if kind == "attention_rank_at_most":
+        return f"rank lim P <= {_q(value, 'reading')}"
+    if kind == "attention_boolean":
+        return "lim P is Boolean" if value is True else "lim P is not Boolean"
+    if kind == "theorem_5_2_conclusion":
+        return ("Theorem 5.2's conclusion holds" if value is True else
+                "Theorem 5.2's conclusion fails")
+    if kind == "theorem_conclusion":
+        return f"the conclusion of Theorem {value} holds"
+    raise CheckFailure("audit.record.claims.reading", "a known reading", repr(kind)[:60])
+
+
+def render_claims(audit: dict) -> str:
+    """``id [reading]: verdict`` for every claim judged, in the record's order."""
+    verdict = {c["id"]: c["verdict"] for c in audit["claims"]}
+    return "; ".join(f"{c['id']} [{render_reading(c['reading'])}]: {verdict[c['id']]}"
+                     for c in audit["record"]["claims"])
+
+
+def same_record(got: Any, want: Any, where: str = "audit.record") -> None:
+    """The certificate's record ``got`` is the record file ``want`` (both read by
+    :func:`.reading.loads_exact`): the same keys and lengths, strings verbatim, booleans
+    and null as themselves, and a JSON number equal, as an exact rational, to the number
+    or numeric string in its place."""
+    if isinstance(want, dict):
+        if not isinstance(got, dict) or set(got) != set(want):
+            raise CheckFailure(where, f"an object with the fields {sorted(want)}",
+                               repr(sorted(got) if isinstance(got, dict) else got)[:80])
+        for k in want:
+            same_record(got[k], want[k], f"{where}.{k}")
+    elif isinstance(want, list):
+        if not isinstance(got, list) or len(got) != len(want):
+            raise CheckFailure(where, f"a list of {len(want)}", repr(got)[:60])
+        for i, (g, w) in enumerate(zip(got, want)):
+            same_record(g, w, f"{where}[{i}]")
+    elif isinstance(want, bool) or want is None or isinstance(got, (bool, dict, list)) \
+            or got is None:
+        if got is not want:
+            raise CheckFailure(where, repr(want), repr(got)[:60])
+    elif isinstance(got, str) and isinstance(want, str):  # prose and numbers alike: verbatim
+        if got != want:
+            raise CheckFailure(where, repr(want)[:60], repr(got)[:60])
+    else:  # a JSON number against a number or a numeric string: exact values
+        try:
+            equal = exact_number(got, where) == exact_number(want, where)
+        except CheckFailure:
+            equal = False
+        if not equal:
+            raise CheckFailure(where, repr(getattr(want, "text", want))[:60],
+                               repr(getattr(got, "text", got))[:60])

@@ -28,11 +28,16 @@ __all__ = ['check', 'audit']
               help="Replay the chunks on Dask: 'local' (a LocalCluster of --workers "
               "processes) or the address of a running scheduler (tcp://host:port). "
               "Each worker self-tests its arithmetic before its chunk.")
+@click.option("--record", type=click.Path(dir_okay=False), default=None,
+              help="The counterexample record the certificate must be an audit of: its "
+              "claims' statements and readings are compared with this file's (the "
+              "checker cannot tell whether a reading formalises a statement; the record "
+              "you reviewed can).")
 @click.pass_context
 @click.option("--format", "fmt", type=click.Choice(["summary", "json"]), default="summary",
               show_default=True, help="One line for people, or the JSON report.")
 def check(ctx: click.Context, cert: str, workers: int | None, scheduler: str | None,
-          fmt: str) -> None:
+          record: str | None, fmt: str) -> None:
     """Re-verify the certificate CERT independently (``certified.checker``).
 
     Replays every validated step in the checker's own arithmetic (Python integers,
@@ -52,7 +57,8 @@ def check(ctx: click.Context, cert: str, workers: int | None, scheduler: str | N
     tick = (lambda k, t: bar.update(1)) if bar is not None else None
     try:
         if scheduler is None:
-            report = check_file(cert, tick, workers if workers is not None else usable_cores())
+            report = check_file(cert, tick, workers if workers is not None else usable_cores(),
+                                record=record)
         else:
             from certified.studies.engine import open_engine, require_dask  # lazy: optional
 
@@ -62,7 +68,7 @@ def check(ctx: click.Context, cert: str, workers: int | None, scheduler: str | N
                     raise InputError("--scheduler", f"the cluster at {scheduler} has no "
                                      "workers", "a scheduler with at least one worker")
                 report = check_file(cert, tick, workers or engine.slots,
-                                    run_chunks=engine.map_unordered)
+                                    run_chunks=engine.map_unordered, record=record)
     except ArithmeticUnfit as exc:  # the machine, not the certificate
         click.echo(f"certified: refusing to check: {_one_line(str(exc))}", err=True)
         ctx.exit(2)

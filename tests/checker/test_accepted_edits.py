@@ -91,6 +91,96 @@ def test_a_second_claim_with_an_existing_id_is_rejected(certs):
     _rejected_at(_redigest(c), "audit.record.claims")
 
 
+def _record(name: str) -> dict:
+    from importlib import resources
+
+    from certified.checker.reading import loads_exact
+
+    return loads_exact((resources.files("certified") / "data" / "audits" /
+                        f"{name}.json").read_bytes())
+
+
+def _reading_swapped(cert: dict) -> dict:
+    """Claim "boolean" read the other way round, its verdict flipped to stay consistent:
+    the statement ("P* is Boolean") is unchanged."""
+    c = copy.deepcopy(cert)
+    c["audit"]["record"]["claims"][1]["reading"] = {"attention_boolean": False}
+    c["audit"]["claims"][1]["verdict"] = "holds"
+    return _redigest(c)
+
+
+def test_a_changed_reading_is_shown_by_check_and_refused_against_the_record(certs):
+    """Class 3b. No program can tell whether a reading formalises a statement, so the
+    checker (i) says in its own words what it judged, and (ii) with the record the user
+    reviewed, refuses a certificate whose record differs from it in any field."""
+    honest = certs["audit_theorem_2_1_middle_token"]
+    record = _record("theorem_2_1_middle_token")
+    rep = check_certificate(honest, record=record)
+    assert rep.valid, rep.message
+    assert rep.message.endswith(
+        "claims: generic-rank [rank lim P <= 2]: fails; boolean [lim P is Boolean]: fails; "
+        "row-structure [lim P = [1, 0, 0; 1/3, 1/3, 1/3; 0, 0, 1]]: holds; three-limits "
+        "[number of distinct limits of z = 3]: holds"), rep.message
+    forged = _reading_swapped(honest)
+    rep = check_certificate(forged)  # valid as a certificate: about another reading ...
+    assert rep.valid and "boolean [lim P is not Boolean]: holds" in rep.message, rep.message
+    rep = check_certificate(forged, record=record)  # ... which is not the record's
+    assert not rep.valid
+    assert rep.message == ("audit.record.claims[1].reading.attention_boolean: Expected True. "
+                           "Got False."), rep.message
+    # another record altogether, and a certificate that is not an audit
+    rep = check_certificate(honest, record=_record("theorem_5_2_third_party"))
+    assert not rep.valid and rep.message.startswith("audit.record.name: "), rep.message
+    rep = check_certificate(certs["t4_21"], record=record)
+    assert not rep.valid and rep.message.startswith("audit: Expected an audit certificate")
+
+
+@pytest.mark.parametrize("got, want, ok", [
+    ("30", 30, True), (30, "30", True), ("1/2", 0.5, True), ("30", "30.0", False),
+    (1, True, False), (True, 1, False), (None, "x", False), ("x", None, False),
+    ([1], [1, 2], False), ({"a": 1}, {"a": 1, "b": 2}, False), ("a", "a", True),
+    ("0.3", 0.1 + 0.2, False)])
+def test_same_record_compares_numbers_exactly_and_prose_verbatim(got, want, ok):
+    from certified.checker.audits import same_record
+
+    if ok:
+        same_record(got, want)
+    else:
+        with pytest.raises(CheckFailure):
+            same_record(got, want)
+
+
+@pytest.mark.parametrize("reading, words", [
+    ({"clusters": "2"}, "number of distinct limits of z = 2"),
+    ({"attention_limit": [["1", "0"], ["1/2", "1/2"]]}, "lim P = [1, 0; 1/2, 1/2]"),
+    ({"attention_rank": 1}, "rank lim P = 1"),
+    ({"attention_rank_at_most": "2"}, "rank lim P <= 2"),
+    ({"attention_boolean": True}, "lim P is Boolean"),
+    ({"attention_boolean": False}, "lim P is not Boolean"),
+    ({"theorem_5_2_conclusion": True}, "Theorem 5.2's conclusion holds"),
+    ({"theorem_5_2_conclusion": False}, "Theorem 5.2's conclusion fails"),
+    ({"theorem_conclusion": "2.1"}, "the conclusion of Theorem 2.1 holds")])
+def test_each_reading_is_rendered_in_the_checkers_words(reading, words):
+    from certified.checker.audits import render_reading
+
+    assert render_reading(reading) == words
+    with pytest.raises(CheckFailure, match="a known reading"):
+        render_reading({"clusters_at_least": 2})
+
+
+def test_check_record_option_on_the_command_line(certs, tmp_path, capsys):
+    from certified.cli import main
+
+    cert = tmp_path / "c.json"
+    cert.write_text(json.dumps(_reading_swapped(certs["audit_theorem_2_1_middle_token"])))
+    rec = tmp_path / "r.json"
+    rec.write_text(json.dumps(_record("theorem_2_1_middle_token")))
+    assert main(["check", str(cert), "--record", str(rec), "--workers", "1"]) == 1
+    assert "audit.record.claims[1].reading.attention_boolean" in capsys.readouterr().out
+    assert main(["check", str(cert), "--record", str(tmp_path / "none")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
 # -- class 4: duplicate keys are rejected at parse time ---------------------------------------
 
 def test_duplicate_keys_are_rejected_by_the_checker_and_the_instance_reader(certs, tmp_path):
