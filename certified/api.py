@@ -150,9 +150,85 @@ class VerifyResult(_Summarized):
 
 
 
-def _short(pair: list[str], digits: int = 6) -> str:
-    lo, hi = (float(x) for x in pair)
-    return f"{(lo + hi) / 2:.{digits}g} ± {(hi - lo) / 2:.1e}"
+def _radius_text(r: Fraction) -> str:
+    """An upper bound of r ≥ 0 with two significant digits ("0" only when r is 0)."""
+    if r == 0:
+        return "0"
+    e = len(str(r.numerator // r.denominator)) - 1 if r >= 1 else \
+        -len(str(r.denominator // r.numerator)) if r.numerator else 0
+    # 10^e ≤ r < 10^(e+2) here; find e with 10 ≤ r/10^(e-1) < 100, then round the
+    # mantissa up (outward), so the printed radius is never below the true one
+    while r >= Fraction(10) ** (e + 1):
+        e += 1
+    while r < Fraction(10) ** e:
+        e -= 1
+    m = -((-r * Fraction(10) ** (1 - e)) // 1)  # ceil: two digits, 10..100
+    if m == 100:
+        m, e = 10, e + 1
+    return f"{m // 10}.{m % 10}e{e:+03d}"
+
+
+def _mid_text(m: Fraction, r: Fraction, digits: int = 6) -> str:
+    """m to at most ``digits`` significant digits, no more than r leaves certain; "…"
+    marks a midpoint that was cut (the enclosure is m ± r, not the printed digits ± r)."""
+    if m == 0:
+        return "0"
+    mag = abs(m)
+    e = 0
+    while mag >= 10 ** (e + 1):
+        e += 1
+    while mag < Fraction(10) ** e:
+        e -= 1
+    sig = digits
+    if r > 0:  # digits below the radius are noise: keep at most one of them
+        while sig > 1 and Fraction(10) ** (e - sig + 1) < r:
+            sig -= 1
+    scale = Fraction(10) ** (e - sig + 1)
+    q = round(m / scale)
+    text = f"{float(q * scale):.{sig}g}" if abs(e) < 5 else f"{float(q * scale):.{sig - 1}e}"
+    return text if q * scale == m else text + "…"
+
+
+def _enclosure_text(pairs: list[list[str]]) -> str:
+    """Intervals ``[lo, hi]`` (decimal strings, exact) as "(m₁…, m₂…), radius ≤ r": midpoints
+    shortened honestly and r an upper bound of every radius, read from the exact ends
+    (never through a float, which would round a radius of 1e-30 next to 2.0 to 0)."""
+    ivs = [(Fraction(lo), Fraction(hi)) for lo, hi in pairs]
+    r = max((hi - lo) / 2 for lo, hi in ivs)
+    mids = [_mid_text((lo + hi) / 2, r) for lo, hi in ivs]
+    if r == 0:
+        return f"({', '.join(mids)}) exactly"
+    return f"({', '.join(mids)}), radius ≤ {_radius_text(r)}"
+
+
+def _tokens(members: list[int]) -> str:
+    return "{" + ", ".join(str(i) for i in members) + "}"
+
+
+def enclosures_summary(traj: Trajectory, variable: str, times: int = 4,
+                       tokens: int = 4) -> list[str]:
+    """Lines for people: the tokens' enclosures at the first and last reported times (at
+    most ``times`` of them, ``tokens`` tokens each; what is left out is counted), read
+    from the exact enclosures: midpoints, "…" where cut, and a bound of the radii."""
+    name = "z(t) = e^{-tV} x(t)" if variable == "z" else "x(t)"
+    lines = [f"enclosures of {name} at {len(traj.tokens)} reported time(s):"]
+    m = len(traj.tokens)
+    shown = list(range(m)) if m <= times else \
+        list(range(times // 2)) + list(range(m - (times - times // 2), m))
+    bk = traj.backend
+    with bk.workprec(traj.bits):
+        for pos, k in enumerate(shown):
+            if pos and k != shown[pos - 1] + 1:
+                lines.append(f"  … {k - shown[pos - 1] - 1} more time(s) (in the JSON "
+                             "output, or .lower and .upper)")
+            X = traj.tokens[k]
+            lines.append(f"  t = {traj.times[k]}:")
+            for i in range(min(X.shape[0], tokens)):
+                pairs = [[str(x) for x in bk.bounds(X[i, c])] for c in range(X.shape[1])]
+                lines.append(f"    token {i}: {_enclosure_text(pairs)}")
+            if X.shape[0] > tokens:
+                lines.append(f"    … {X.shape[0] - tokens} more token(s)")
+    return lines
 
 
 def summary_lines(cert: Mapping[str, Any]) -> str:
@@ -167,14 +243,22 @@ def summary_lines(cert: Mapping[str, Any]) -> str:
         lines.append(f"lemma: {lemma}" + (f" at T = {T}" if T is not None else
                                           " (exact: no integration)"))
     limit = cert.get("limit") or {}
-    for k, c in enumerate(limit.get("clusters", [])):
-        centre = ", ".join(_short(p) for p in c["center"])
-        lines.append(f"cluster {k}: tokens {c['members']} → ({centre})")
+    clusters = limit.get("clusters", [])
+    if clusters:
+        what = ("limits of z(t) = e^{-tV} x(t) as t → ∞ (the rescaled tokens)"
+                if "F" not in limit else "limits of the F-components of z(t) = e^{-tV} x(t) "
+                f"as t → ∞ (F = {str(limit['F']).split(';')[0].split(' (')[0]})")
+        lines.append(f"{what}: the enclosures' midpoints (… where cut) and a bound of "
+                     "their radii:")
+    for c in clusters:
+        lines.append(f"  tokens {_tokens(c['members'])} → {_enclosure_text(c['center'])}")
+    if "leaders" in limit:
+        lines.append(f"leaders: tokens {_tokens(limit['leaders'])}")
     if "attention_rank" in limit:
-        lines.append(f"P*: rank {limit['attention_rank']}")
+        lines.append(f"P* = lim P(t): rank {limit['attention_rank']}")
     if "hyperplane_values" in limit:
-        lines.append("hyperplane values: " +
-                     ", ".join(_short(p) for p in limit["hyperplane_values"]))
+        lines.append("hyperplanes {z : ψ(z) = c}, ψ a multiple of φ₁* (limit.functional), "
+                     "c in " + _enclosure_text(limit["hyperplane_values"]))
     integ = cert.get("integration") or {}
     if integ:
         lines.append(f"integration: {len(integ.get('steps') or [])} validated steps, "
@@ -321,8 +405,9 @@ class SimulateResult(_Summarized):
         return _dense(traj, tq, self.variable)
 
     def summary(self) -> str:
-        return (f"{self.message}\n{len(self.t)} reported times; largest radius "
-                f"{float(np.max(self.rad)) if self.rad.size else 0:.3g} ({self.variable})")
+        """The message, then the enclosures at the first and last reported times
+        (:func:`enclosures_summary`)."""
+        return "\n".join([self.message] + enclosures_summary(self.trajectory, self.variable))
 
 
 

@@ -37,3 +37,16 @@ def on_page_markdown(markdown, page, config, files):
         else:
             lines.append(_escape(line))
     return "\n".join(lines)
+
+
+def on_post_build(config):
+    """Copy MathJax (from the django-static-mathjax package, a docs dependency) into the
+    built site: the formulas render offline, from the site's own files."""
+    import shutil
+
+    import mathjax
+
+    src = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js"
+    dst = Path(config["site_dir"]) / "javascripts" / "mathjax" / "tex-svg.js"
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 import click
@@ -108,12 +107,11 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
     if fmt == "json":
         click.echo(text)
         return
-    worst = float(max((Fraction(hi) - Fraction(lo) for tok in doc["tokens"] for row in tok
-                       for lo, hi in row), default=Fraction(0)) / 2)
-    click.echo(f"certified until t = {doc['certified_until']} ({doc['stop_reason']})")
-    click.echo(f"{len(doc['times'])} reported time(s) in {doc['variable']}; largest radius "
-               f"{worst:.3g}; {doc['method']['steps']} validated steps at "
-               f"{doc['method']['bits']} bits")
+    from certified.api import enclosures_summary  # lazy: CLI startup
+
+    click.echo(f"certified until t = {doc['certified_until']} ({doc['stop_reason']}); "
+               f"{doc['method']['steps']} validated steps at {doc['method']['bits']} bits")
+    click.echo("\n".join(enclosures_summary(traj, variable)))
     if doc["not_certified_times"]:
         click.echo("not certified: " + ", ".join(doc["not_certified_times"]))
     if out is not None:

@@ -85,11 +85,12 @@ def judge_leader_follower(theorem: str, inst: Instance, lf: LeaderFollowerBound,
         limit = dict(limit, leaders=sorted(set(lf.leader)),
                      rate_constant=limit["rate"]["c_lower_bound"])
         if len(bad) <= 1:
-            return (Verdict.CERTIFIED, f"Lemma {lf.lemma} holds at T = {T}: P(t) → P* Boolean with rows "
-                    f"e_l for l in {sorted(extremes)} (except at most one row), "
+            return (Verdict.CERTIFIED, f"Lemma {lf.lemma} holds at T = {T}: P(t) → P* Boolean, every row "
+                    f"but at most one the unit vector e_l of a token l in "
+                    f"{{{', '.join(map(str, sorted(extremes)))}}}, "
                     f"rank {len(clusters)}, doubly-exponential rate", limit, None)
         return (Verdict.REFUTED, f"Lemma {lf.lemma} holds at T = {T}: rows {bad} of P* attend to tokens "
-                f"other than {sorted(extremes)}; P* has rank {len(clusters)}", None,
+                f"outside {{{', '.join(map(str, sorted(extremes)))}}}; P* has rank {len(clusters)}", None,
                 {"attention_limit": lf.attention_limit(), "attention_rank": len(clusters),
                  "rows_outside_two_leaders": bad, "clusters": limit["clusters"]})
     if theorem == "4.2":

@@ -150,5 +150,24 @@ def test_simulate_summary_is_short_and_names_the_stop(capsys):
     code = main(["simulate", str(EXAMPLES / "discrete_layers.json"), "--t-final", "1",
                  "--digits", "20"])
     out, _ = capsys.readouterr()
-    assert code == 0 and len(out.splitlines()) <= 4
-    assert out.startswith("certified until t = 1 (reached t_final at t = 1)")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("certified until t = 1 (reached t_final at t = 1)")
+    # the enclosures at the reported times 0 and 1, every token (3 of them), named
+    assert lines[1] == "enclosures of z(t) = e^{-tV} x(t) at 2 reported time(s):", out
+    assert [ln for ln in lines if ln.startswith("  t = ")] == ["  t = 0:", "  t = 1:"]
+    assert sum(ln.startswith("    token ") for ln in lines) == 6, out
+
+
+def test_simulate_summary_shortens_honestly_and_reads_exact_radii(capsys):
+    code = main(["simulate", str(EXAMPLES / "thm3_1_identity.json"), "--t-final", "1",
+                 "--times", "0,1/4,1/2,3/4,1", "--digits", "30"])
+    out, _ = capsys.readouterr()
+    lines = out.splitlines()
+    assert code == 0 and lines[1] == "enclosures of z(t) = e^{-tV} x(t) at 5 reported time(s):"
+    assert [ln for ln in lines if ln.startswith("  t = ")] == [
+        "  t = 0:", "  t = 1/4:", "  t = 3/4:", "  t = 1:"], out
+    assert "  … 1 more time(s) (in the JSON output, or .lower and .upper)" in lines
+    assert lines.count("    … 2 more token(s)") == 4  # 6 tokens, 4 shown at each time
+    assert "    token 0: (2, 0) exactly" in lines  # t = 0: the exact initial tokens
+    radii = [float(ln.rsplit("≤ ", 1)[1]) for ln in lines if "radius ≤" in ln]
+    assert len(radii) == 12 and all(1e-40 < r < 1e-25 for r in radii), radii
