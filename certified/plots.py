@@ -121,14 +121,14 @@ def plot_verification(times: Sequence[float], tokens: Sequence[np.ndarray],
             if d > 1:
                 (x0, x1), (y0, y1) = b[0], b[1]
                 ax.add_patch(Rectangle((x0, y0), max(x1 - x0, 1e-3), max(y1 - y0, 1e-3),
-                                       fill=False, color="red", lw=1.5))
-                ax.plot([(x0 + x1) / 2], [(y0 + y1) / 2], "r+", ms=10)
+                                       fill=False, color="black", lw=1.5))
+                ax.plot([(x0 + x1) / 2], [(y0 + y1) / 2], "k+", ms=10)
             else:
-                ax.axvline((b[0][0] + b[0][1]) / 2, color="red", lw=1, ls="--")
+                ax.axvline((b[0][0] + b[0][1]) / 2, color="black", lw=1, ls="--")
         if d > 1 and len(centers) >= 3:
             h = _hull(np.array([[(b[0][0] + b[0][1]) / 2, (b[1][0] + b[1][1]) / 2]
                                 for b in centers]))
-            ax.plot(h[:, 0], h[:, 1], "-", color="red", lw=0.8, label="hull of the limits")
+            ax.plot(h[:, 0], h[:, 1], "-", color="black", lw=0.8, label="hull of the limits")
             ax.legend(loc="best", fontsize=8)
     if levels is not None and d == 2:
         psi, values = levels
@@ -137,9 +137,9 @@ def plot_verification(times: Sequence[float], tokens: Sequence[np.ndarray],
         for c in values:  # ψ₀ z₀ + ψ₁ z₁ = c
             if abs(psi[1]) > 1e-12:
                 xs = np.array([x0, x1])
-                ax.plot(xs, (c - psi[0] * xs) / psi[1], "--", color="red", lw=1)
+                ax.plot(xs, (c - psi[0] * xs) / psi[1], "--", color="black", lw=1)
             else:
-                ax.axvline(c / psi[0], color="red", lw=1, ls="--")
+                ax.axvline(c / psi[0], color="black", lw=1, ls="--")
         ax.set_xlim(x0, x1)
         ax.set_ylim(y0, y1)
     ax.set_xlabel("z[0]")

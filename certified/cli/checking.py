@@ -9,7 +9,9 @@ import click
 
 from certified.errors import InputError
 from certified.cli.common import (
+    PROGRESS,
     _one_line,
+    _progress_on,
     _out_path,
     _write_atomic,
 )
@@ -36,8 +38,9 @@ __all__ = ['check', 'audit']
 @click.pass_context
 @click.option("--format", "fmt", type=click.Choice(["summary", "json"]), default="summary",
               show_default=True, help="One line for people, or the JSON report.")
+@PROGRESS
 def check(ctx: click.Context, cert: str, workers: int | None, scheduler: str | None,
-          record: str | None, fmt: str) -> None:
+          record: str | None, fmt: str, progress: bool | None) -> None:
     """Re-verify the certificate CERT independently (``certified.checker``).
 
     Replays every validated step in the checker's own arithmetic (Python integers,
@@ -50,11 +53,12 @@ def check(ctx: click.Context, cert: str, workers: int | None, scheduler: str | N
     from certified.studies.parallel import usable_cores  # lazy: CLI startup
 
     bar = None
-    if sys.stderr.isatty():
+    if _progress_on(progress):
         from tqdm import tqdm  # lazy: CLI startup
 
-        bar = tqdm(unit="step", file=sys.stderr, leave=False, desc="checking")
-    tick = (lambda k, t: bar.update(1)) if bar is not None else None
+        bar = tqdm(unit="step", file=sys.stderr, leave=False, desc="replaying steps")
+    tick = (lambda k, t: (bar.set_postfix_str(f"t = {float(t):.4g}", refresh=False),
+                          bar.update(1))) if bar is not None else None
     try:
         if scheduler is None:
             report = check_file(cert, tick, workers if workers is not None else usable_cores(),
@@ -82,11 +86,12 @@ def check(ctx: click.Context, cert: str, workers: int | None, scheduler: str | N
         click.echo(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
     else:
         doc = report.to_json()
-        click.echo(f"{'VALID' if report.valid else 'INVALID'}: {_one_line(report.message)} "
+        # the report's message starts with "valid: " for a valid one: said once, by VALID
+        what = report.message.removeprefix("valid: ")
+        click.echo(f"{'VALID' if report.valid else 'INVALID'}: {_one_line(what)} "
                    f"({doc.get('steps_checked', 0)} steps re-checked in "
                    f"{doc.get('seconds', 0)} s)")
-    if not report.valid:
-        click.echo(f"certified: invalid certificate: {_one_line(report.message)}", err=True)
+    if not report.valid:  # the verdict is on stdout, once; the exit status says it too
         ctx.exit(1)
 
 

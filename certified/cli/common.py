@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -93,3 +94,15 @@ def require_dask() -> None:
     from certified.studies.engine import require_dask as check  # lazy: CLI startup
 
     check()
+
+
+#: ``--progress/--no-progress`` of the long commands (verify, simulate, check)
+PROGRESS = click.option(
+    "--progress/--no-progress", default=None,
+    help="A progress bar on stderr: t, the validated steps and the last tail-lemma attempt "
+    "(check: the steps replayed). Default: on when stderr is a terminal.")
+
+
+def _progress_on(flag: bool | None) -> bool:
+    """The ``--progress`` flag, or whether stderr is a terminal when it is not given."""
+    return sys.stderr.isatty() if flag is None else flag

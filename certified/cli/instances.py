@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 
 from certified.cli.common import (
+    PROGRESS,
     _need_matplotlib,
     _number,
     _out_path,
     _precision,
+    _progress_on,
     _write_atomic,
 )
 
@@ -68,9 +69,11 @@ _FORMAT = click.option("--format", "fmt", type=click.Choice(["summary", "json"])
 @click.option("--plot", callback=_out_path, default=None,
               help="Draw token trajectories and P at the last time (PNG; needs matplotlib).")
 @_FORMAT
+@PROGRESS
 def simulate(file: str, t_final: str, digits: int | None, bits: int | None, times: str | None,
              variable: str, backend: str, step: str, max_bits: int | None,
-             max_seconds: float | None, out: str | None, plot: str | None, fmt: str) -> None:
+             max_seconds: float | None, out: str | None, plot: str | None, fmt: str,
+             progress: bool | None) -> None:
     """Certified enclosures of the trajectory and of P at the requested times.
 
     `certified_until` is the time up to which every step was validated; requested times
@@ -93,9 +96,9 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
     inst = Instance.load(file)
     traj = enclose_trajectory(inst, tf, times=report, precision=prec, variable=variable,
                               backend=backend, max_seconds=max_seconds, step=step,
-                              progress=sys.stderr.isatty())
+                              progress=_progress_on(progress))
     doc = traj.to_json(prec.digits)
-    text = json.dumps(doc, indent=1)
+    text = json.dumps(doc, indent=1, ensure_ascii=False)
     if out is not None:
         _write_atomic(out, text + "\n")
     if plot is not None:
@@ -122,7 +125,9 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--theorem", type=click.Choice(["2.1", "3.1", "4.2", "5.2", "8.5", "auto"]),
               default="auto", show_default=True,
-              help="Whose conclusion to judge (auto: the first whose hypotheses hold).")
+              help="Whose conclusion to judge (auto: the first of 2.1, 3.1, 5.2, 4.2, 8.5 whose "
+              "hypotheses hold; if none, 8.5 for V = λI with λ < 0, 3.1 for other λI, 4.2 "
+              "otherwise).")
 @click.option("--digits", type=int, default=30, show_default=True,
               help="Working precision of the integration (decimal digits, at most 10,000).")
 @click.option("--t-max", "t_max", default="8", show_default=True,
@@ -151,9 +156,10 @@ def simulate(file: str, t_final: str, digits: int | None, bits: int | None, time
               help="Draw trajectories with the certified limits, and P(T) next to P* "
               "(needs matplotlib).")
 @_FORMAT
+@PROGRESS
 def verify(file: str, theorem: str, digits: int, t_max: str, refine_t: str,
            max_steps: int | None, max_seconds: float | None, step: str, backend: str, out: str | None,
-           plot: str | None, fmt: str) -> None:
+           plot: str | None, fmt: str, progress: bool | None) -> None:
     """Certify or refute a theorem's limit statement on the instance in FILE.
 
     Writes the certificate and prints a summary (or, with --format json, the whole
@@ -180,7 +186,7 @@ def verify(file: str, theorem: str, digits: int, t_max: str, refine_t: str,
     inst = Instance.load(file)
     v = certify(inst, theorem, precision=prec, t_max=tm, refine_t=rt,
                 max_seconds=max_seconds, max_steps=max_steps, backend=backend, step=step,
-                progress=sys.stderr.isatty())
+                progress=_progress_on(progress))
     cert = to_certificate(v)
     text = json.dumps(cert, indent=1, ensure_ascii=False)
     _write_atomic(target, text + "\n")

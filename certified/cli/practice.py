@@ -172,7 +172,7 @@ def variants(plot_dir: str | None, out: str | None, layers: int, step: float) ->
     res = {"approximate": True, "section_12_2": [r.to_json() for r in rows],
            "weight_sharing": {k: [r.to_json() for r in v] for k, v in study.items()}}
     if out is not None:
-        _write_atomic(out, json.dumps(res) + "\n")
+        _write_atomic(out, json.dumps(res, ensure_ascii=False) + "\n")
     lines = ["| Section 12.2 row | reading | groups of φ₁*(z) at T = 5 | "
              "max|z(T)| / max|z(0)| | max|φ₁*(z(T))| / max|φ₁*(z(0))| |",
              "|---|---|---:|---:|---:|"]

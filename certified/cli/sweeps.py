@@ -112,7 +112,7 @@ def explore(family: str | None, theorem: str | None, violate: str | None, sample
                  records=records, progress=sys.stderr.isatty(), scheduler=scheduler)
     res = {"theorem": thm, "source": family or f"strategy {theorem}"
            + (f" violating {violate}" if violate else ""), **boundary_map(rows)}
-    click.echo(json.dumps(res, indent=1))
+    click.echo(json.dumps(res, indent=1, ensure_ascii=False))
 
 
 @click.command()
@@ -153,7 +153,7 @@ def ginibre(dims: str, samples: int, seed: int, workers: int | None, scheduler: 
         require_dask()
     res = census(ds, samples=samples, seed=seed, workers=workers,
                  progress=sys.stderr.isatty(), scheduler=scheduler)
-    text = json.dumps(res, indent=1)
+    text = json.dumps(res, indent=1, ensure_ascii=False)
     if out is not None:
         _write_atomic(out, text + "\n")
     if plot is not None:
@@ -195,4 +195,5 @@ def batch_verify(files: tuple[str, ...], theorem: str, digits: int, t_max: str,
     rows = sweep(insts, theorem, out, t_max=tm, max_steps=max_steps,
                  max_seconds=max_seconds, digits=prec.digits, workers=workers, progress=sys.stderr.isatty(),
                  scheduler=scheduler, labels=list(files))
-    click.echo(json.dumps({"files": len(files), **boundary_map(rows)}, indent=1))
+    click.echo(json.dumps({"files": len(files), **boundary_map(rows)}, indent=1,
+                          ensure_ascii=False))

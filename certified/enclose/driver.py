@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from certified.enclose.arith import get_backend
 from certified.enclose.arith.base import Backend
+from certified.enclose.budget import check_fits
 from certified.enclose.deadline import StepBudget, WallClockCap, wall_clock_cap
 from certified.enclose.deadline import check as check_deadline
 from certified.enclose.defect_step import DefectRejected, DefectStepper
@@ -51,7 +52,16 @@ def _progress(total: float, enabled: bool):
     if not enabled:
         return None
     return tqdm(total=float(total), file=sys.stderr, unit="t", leave=False,
-                bar_format="{l_bar}{bar}| t={n:.3g}/{total:.3g} [{elapsed}]")
+                bar_format="{l_bar}{bar}| t={n:.3g}/{total:.3g} [{elapsed}{postfix}]")
+
+
+def _show(bar: Any, advance: float, steps: int, until: Any) -> None:
+    """Advance the bar; show the steps and the last tail-lemma attempt (a schedule's
+    ``why``: where it was tried and why it did not hold yet)."""
+    why = getattr(until, "why", "") or ""
+    bar.set_postfix_str(f"{steps} steps" + (f"; lemma {why[:70]}" if why else ""),
+                        refresh=False)
+    bar.update(advance)
 
 
 def _linear_change(bk: Backend, field: AttentionField, S: LohnerSet, t: Fraction) -> np.ndarray:
@@ -180,7 +190,7 @@ def _run_continuous(run: _Run, t_final: Fraction, bits: int, order: int, target_
                 S = res.output_set
                 steps.append(res)
                 if bar is not None:
-                    bar.update(float(h))
+                    _show(bar, float(h), len(steps), run.until)
                 t = t + h
                 if S.max_radius(bk) > BLOWUP_RADIUS:
                     raise ValidationError("enclosure radius blew up", t=t, h=h)
@@ -320,7 +330,7 @@ def _run_discrete(run: _Run, t_final: Fraction, bits: int,
                 if layer + 1 in wanted:
                     record(layer + 1, S)
                 if bar is not None:
-                    bar.update(1)
+                    _show(bar, 1, layer + 1, run.until)
                 if run.until is not None:  # a tail lemma's schedule: T10 in z, T8 in x
                     Zs = S if variable == "x" else LohnerSet.from_box(z_box(layer + 1, S), bk)
                     if run.until(t_cert, Zs.box(bk).reshape(n, d), Zs):
@@ -436,6 +446,7 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
     check_max_steps(max_steps)
     prec = precision if precision is not None else \
         Precision.build(digits, bits=bits, order=order, max_bits=max_bits)
+    check_fits(instance.n, instance.d, prec.order, prec.start_bits)  # before any work
     bk = get_backend(backend)
     hm = Fraction(h_max) if h_max is not None else Fraction(1, 4)
     t0 = _time.perf_counter()

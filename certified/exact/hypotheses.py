@@ -243,11 +243,11 @@ class _Classifier:
             checks.append(Check("⟨Qφ₁, Kφ₁⟩ > 0", False,
                                 "undefined: no simple positive dominant eigenvalue λ₁"))
         else:
-            val = (_q(lead.form) if isinstance(lead.form, Fraction)
+            val = ("= " + _q(lead.form) if isinstance(lead.form, Fraction)
                    else "∈ [{}, {}]".format(*arb_to_json(lead.form, 12)))
             words = {1: "positive", 0: "exactly zero", -1: "negative"}[lead.form_sign]
             checks.append(Check("⟨Qφ₁, Kφ₁⟩ > 0", lead.form_sign > 0,
-                                f"⟨Qφ₁, Kφ₁⟩ = {val} for unit φ₁: {words} ({lead.method})"))
+                                f"⟨Qφ₁, Kφ₁⟩ {val} for unit φ₁: {words} ({lead.method})"))
         return TheoremReport("4.2", checks)
 
     def paranormal(self) -> tuple[Check, int | None]:

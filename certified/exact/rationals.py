@@ -25,6 +25,7 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 from numbers import Integral
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -72,6 +73,22 @@ class JsonNumber(str):
 class _JsonConstant(str):
     """``NaN``/``Infinity`` literals, which Python's json accepts but we refuse."""
 
+
+
+def _a(value: Any) -> str:
+    """What ``value`` is, in the words of JSON: "a number", "a string", "an object"."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, JsonNumber):  # a str subclass: a number literal's own text
+        return "a number"
+    if isinstance(value, (str, bytes)):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, (int, float, Fraction)):
+        return "a number"
+    noun = type(value).__name__
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
 
 def _show(value: Any) -> str:
     """A short printable form of a user value for error messages."""
@@ -301,16 +318,16 @@ def parse_matrix(value: Any, name: str) -> RationalMatrix:
         value = value.tolist()  # a sympy Matrix: rows of sympy numbers
     if hasattr(value, "tolist") and hasattr(value, "ndim"):  # numpy array
         if value.ndim != 2:
-            raise InputError(name, f"a {value.ndim}-D array is not a matrix", MATRIX_ACCEPTED)
+            raise InputError(name, f"is a {value.ndim}-D array, not a matrix", MATRIX_ACCEPTED)
         value = value.tolist() if value.dtype.kind in "iub" else [list(r) for r in value]
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-        raise InputError(name, f"a {type(value).__name__} is not a matrix", MATRIX_ACCEPTED)
+        raise InputError(name, f"is {_a(value)}, not a matrix", MATRIX_ACCEPTED)
     if len(value) == 0:
         raise InputError(name, "empty matrix (no rows)", MATRIX_ACCEPTED)
     rows = []
     for i, row in enumerate(value):
         if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
-            raise InputError(f"{name}[{i}]", f"a {type(row).__name__} is not a row",
+            raise InputError(f"{name}[{i}]", f"is {_a(row)}, not a row",
                              MATRIX_ACCEPTED)
         if len(row) == 0:
             raise InputError(f"{name}[{i}]", "empty row", MATRIX_ACCEPTED)

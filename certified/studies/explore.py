@@ -180,7 +180,7 @@ def sweep(instances: list[Instance], theorem: str, out: str | Path, *,
                 return
             if row["index"] in label:
                 row = {"file": label[row["index"]], **row}
-            fh.write(json.dumps(row) + "\n")
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
             fh.flush()  # an interrupted sweep keeps every finished row
             done[row["index"]] = row
             if row["verdict"] == "refuted" and records is not None:

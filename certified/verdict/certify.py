@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from certified.enclose.arith import get_backend
+from certified.enclose.budget import check_fits
 from certified.enclose.deadline import wall_clock_cap
 from certified.enclose.driver import Trajectory, check_max_steps
 from certified.enclose.lohner_set import LohnerSet
@@ -193,7 +194,8 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
     ----------
     instance : Instance
     theorem : {"2.1", "3.1", "4.2", "5.2", "8.5", "auto"}
-        "auto" picks the first theorem whose hypotheses hold (else by the form of V).
+        "auto" picks the first of 2.1, 3.1, 5.2, 4.2, 8.5 whose hypotheses hold (else by
+        the form of V: 8.5 for V = λI with λ < 0, 3.1 for other λI, 4.2 otherwise).
     digits : int
         Working precision of the integration (decimal digits).
     t_max : number
@@ -246,6 +248,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
                          "an instance without 'variant' (simulate the variant instead)")
     prec = precision if precision is not None else Precision.build(digits, max_bits=max_bits)
     digits = prec.digits
+    check_fits(instance.n, instance.d, prec.order, prec.start_bits)  # before classify's work
     report = classify(instance)
     thm = _auto_theorem(instance, report) if theorem == "auto" else theorem
     hyp = report.theorems[thm].hypotheses_hold

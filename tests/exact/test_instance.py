@@ -50,7 +50,8 @@ BAD = [
     ({"V": [["1", "0", "0"], ["0", "1", "0"]]}, "V: shape 2×3 is not square"),
     ({"V": []}, "V: empty matrix"),
     ({"V": [[]]}, "V[0]: empty row"),
-    ({"V": "I"}, "V: a str is not a matrix"),
+    ({"V": "I"}, "V: is a string, not a matrix"),
+    ({"V": [1, 2]}, "V[0]: is a number, not a row"),
     ({"Q": [["1", "0", "0"]], "K": [["1", "0", "0"]]}, "Q: shape 1×3 has 3 columns"),
     ({"K": [["1", "0"]]}, "K: shape 1×2 differs from Q's shape 2×2"),
     ({"X0": []}, "X0: empty matrix"),
@@ -90,7 +91,7 @@ def test_nan_json_literal_and_missing_and_non_object():
 
 
 def test_numpy_non_2d_rejected():
-    with pytest.raises(InputError, match="^X0: a 1-D array is not a matrix"):
+    with pytest.raises(InputError, match="^X0: is a 1-D array, not a matrix"):
         Instance.create(V=np.eye(2), Q=np.eye(2), K=np.eye(2), X0=np.zeros(2))
 
 
