@@ -219,15 +219,20 @@ def check_discrete(ctx: Any) -> str:
 FINER = 3
 
 
+def retry_ladder(first: int, digits: int) -> list[int]:
+    """The bits the layer map is iterated at: the check's scale ``first``, then 4, 16, 64
+    times 2·own_bits(digits) + 64 where that is finer — derived from the stated digits,
+    never a multiple of a stored value (check_limits bounds the digits)."""
+    base = 2 * own_bits(digits) + 64
+    return [first] + [base * 4 ** k for k in range(1, FINER + 1) if base * 4 ** k > first]
+
+
 def _iterate_until_fine(ctx: Any, dt: Fraction, K: int, layers: int, compare) -> None:
     """Iterate the layer map to the layer K, ``compare`` the stored boxes there, then on
     to ``layers`` (finite balls): at the check's scale, and again at 4, 16, 64 times its
     bits while the iteration overflows or the comparison fails (the last failure is
     reported). The outcome depends only on the certificate."""
-    # The ladder: the check's scale, then 4, 16, 64 times bits derived from the stated
-    # digits (never a multiple of a stored value: check_limits bounds the digits).
-    base = 2 * own_bits(int(ctx.obj["precision"]["digits"])) + 64
-    ladder = [scale()] + [base * 4 ** k for k in range(1, FINER + 1) if base * 4 ** k > scale()]
+    ladder = retry_ladder(scale(), int(ctx.obj["precision"]["digits"]))
     for attempt, bits in enumerate(ladder):
         try:
             with scaled(bits):

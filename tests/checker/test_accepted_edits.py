@@ -181,6 +181,83 @@ def test_check_record_option_on_the_command_line(certs, tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
 
 
+#: same_record's refusals word for word (stored after review: the field, what the record
+#: has, what the certificate has; reprs cut at 60 or 80 characters)
+SAME_RECORD_FAILURES = [
+    ('{"a": 1}',
+     '{"a": 1, "b": 2}',
+     "audit.record: Expected an object with the fields ['a', 'b']. Got ['a']."),
+    ('[1]',
+     '{"a": 1}',
+     "audit.record: Expected an object with the fields ['a']. Got [1]."),
+    ('[1, 2, 3]',
+     '[1, 2]',
+     'audit.record: Expected a list of 2. Got [1, 2, 3].'),
+    ('{"x": [1, 2, 3]}',
+     '{"x": [1, 2]}',
+     'audit.record.x: Expected a list of 2. Got [1, 2, 3].'),
+    ('"abc"',
+     '1',
+     "audit.record: Expected 1. Got 'abc'."),
+    ('"30.0"',
+     '"30"',
+     "audit.record: Expected '30'. Got '30.0'."),
+    ('1.50',
+     '1.5000001',
+     "audit.record: Expected '1.5000001'. Got '1.50'."),
+    ('2',
+     'true',
+     'audit.record: Expected True. Got 2.'),
+    ('null',
+     '"x"',
+     "audit.record: Expected 'x'. Got None."),
+    ('{"v": "1/3"}',
+     '{"v": 0.25}',
+     "audit.record.v: Expected '0.25'. Got '1/3'."),
+    ('"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"',
+     '"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"',
+     "audit.record: Expected 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx. Got 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy."),
+    ('[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]',
+     '{"k": 1}',
+     "audit.record: Expected an object with the fields ['k']. Got [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1."),
+    ('{"key0": 1, "key1": 1, "key2": 1, "key3": 1, "key4": 1, "key5": 1, "key6": 1, "key7": 1, "key8": 1, "key9": 1, "key10": 1, "key11": 1, "key12": 1, "key13": 1, "key14": 1, "key15": 1, "key16": 1, "key17": 1, "key18": 1, "key19": 1, "key20": 1, "key21": 1, "key22": 1, "key23": 1, "key24": 1, "key25": 1, "key26": 1, "key27": 1, "key28": 1, "key29": 1}',
+     '{"a": 1}',
+     "audit.record: Expected an object with the fields ['a']. Got ['key0', 'key1', 'key10', 'key11', 'key12', 'key13', 'key14', 'key15', 'key16', ."),
+    ('[[1, 2], [3, 4, 5]]',
+     '[[1, 2], [3, 4]]',
+     'audit.record[1]: Expected a list of 2. Got [3, 4, 5].'),
+    ('[1, [2]]',
+     '[1, 2]',
+     'audit.record[1]: Expected 2. Got [2].'),
+]
+
+
+@pytest.mark.parametrize("got, want, message", SAME_RECORD_FAILURES)
+def test_same_record_refusals_word_for_word(got, want, message):
+    from certified.checker.audits import same_record
+    from certified.checker.reading import loads_exact
+
+    with pytest.raises(CheckFailure) as exc:
+        same_record(loads_exact(got), loads_exact(want))
+    assert str(exc.value) == message
+
+
+@pytest.mark.parametrize("reading, message", [
+    ({"clusters": "x"}, "reading: Expected an exact number. Got 'x'."),
+    ({"attention_limit": [["1", "y"]]}, "reading: Expected an exact number. Got 'y'."),
+    ({"attention_rank": "z"}, "reading: Expected an exact number. Got 'z'."),
+    ({"attention_rank_at_most": [1]}, "reading: Expected an exact number. Got [1]."),
+    ({"nope": 1}, "audit.record.claims.reading: Expected a known reading. Got 'nope'."),
+    ({"n" * 80: 1}, "audit.record.claims.reading: Expected a known reading. Got '"
+     + "n" * 59 + ".")])
+def test_a_reading_that_is_not_one_is_refused_word_for_word(reading, message):
+    from certified.checker.audits import render_reading
+
+    with pytest.raises(CheckFailure) as exc:
+        render_reading(reading)
+    assert str(exc.value) == message
+
+
 # -- class 4: duplicate keys are rejected at parse time ---------------------------------------
 
 def test_duplicate_keys_are_rejected_by_the_checker_and_the_instance_reader(certs, tmp_path):
@@ -349,3 +426,95 @@ def test_the_producer_exits_2_when_the_self_test_fails(monkeypatch, capsys):
 
     with pytest.raises(selftest.ArithmeticUnfit):
         verify("examples/thm2_1_one_dimensional.json")
+
+
+# -- mutation-testing follow-ups: edges and refusals word for word ----------------------------
+
+def test_the_layer_maps_retry_ladder_is_derived_from_the_digits():
+    from certified.checker.discrete import retry_ladder
+    from certified.checker.limits import own_bits
+
+    b = 2 * own_bits(30) + 64
+    assert retry_ladder(100, 30) == [100, 4 * b, 16 * b, 64 * b]
+    assert retry_ladder(4 * b, 30) == [4 * b, 16 * b, 64 * b]  # only finer rungs
+    assert retry_ladder(64 * b, 30) == [64 * b]
+    assert retry_ladder(4 * b - 1, 30) == [4 * b - 1, 4 * b, 16 * b, 64 * b]
+    b5 = 2 * own_bits(5) + 64
+    assert retry_ladder(1, 5) == [1, 4 * b5, 16 * b5, 64 * b5]
+
+
+def test_nothing_claimed_refuses_a_limit_or_evidence_word_for_word():
+    from certified.checker.claims import nothing_claimed
+
+    nothing_claimed({"verdict": "undecided", "limit": None, "evidence": None})
+    nothing_claimed({"verdict": "undecided"})
+    for key in ("limit", "evidence"):
+        with pytest.raises(CheckFailure) as exc:
+            nothing_claimed({"verdict": "undecided", key: {"clusters": [1] * 40}})
+        assert str(exc.value) == (f"{key}: Expected null (nothing is proved). Got "
+                                  "{'clusters': [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
+                                  "1, 1.")
+    with pytest.raises(CheckFailure) as exc:
+        nothing_claimed({"verdict": "certified"})
+    assert str(exc.value) == ("verdict: Expected 'undecided' (no lemma proves a limit "
+                              "here). Got 'certified'.")
+
+
+def test_s0_p_star_refusals_word_for_word_and_one_token():
+    from certified.checker.exact_lemmas import _s0_attention
+
+    _s0_attention({"attention_limit": [["1"]], "attention_rank": 1}, [[F(3), F(1)]])
+    X0 = [[F(1)], [F(2)]]
+    for key in ("attention_limit", "attention_rank"):
+        with pytest.raises(CheckFailure) as exc:
+            _s0_attention({key: "x" * 70}, X0)
+        assert str(exc.value) == (f"limit.{key}: Expected absent (Lemma S0 states P* exactly "
+                                  f"only for equal tokens). Got '{'x' * 59}.")
+    with pytest.raises(CheckFailure) as exc:
+        _s0_attention({"attention_rank": 2}, [[F(1)], [F(1)]])
+    assert str(exc.value) == "limit.attention_rank: Expected 1. Got 2."
+
+
+def test_loads_exact_size_edge_and_its_message(monkeypatch):
+    from certified.checker import reading
+
+    monkeypatch.setattr(reading, "MAX_FILE_BYTES", 10)
+    assert reading.loads_exact(" " * 8 + "12") == 12  # exactly the limit: read
+    with pytest.raises(Malformed) as exc:
+        reading.loads_exact(" " * 9 + "12")
+    assert str(exc.value) == "the certificate is 11 bytes, over the checker's limit of 10 bytes"
+
+
+@pytest.mark.parametrize("text", ['{"x_float": NaN}', '[Infinity]', '{"a": -Infinity}'])
+def test_nan_and_infinity_are_refused_where_floats_may_stand(text):
+    from certified.checker.reading import loads_exact
+
+    with pytest.raises(Malformed):
+        loads_exact(text)
+
+
+def test_nesting_is_bounded_at_exactly_max_depth():
+    from certified.checker.reading import loads_exact
+
+    ok = "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)  # containers at depths 0..MAX_DEPTH
+    assert loads_exact(ok) is not None
+    with pytest.raises(Malformed) as exc:
+        loads_exact("[" + ok + "]")
+    assert str(exc.value) == f"the JSON nesting is deeper than {MAX_DEPTH}"
+    deep = '{"a": ' * MAX_DEPTH + "1" + "}" * MAX_DEPTH  # the 1 at depth MAX_DEPTH
+    assert loads_exact(deep) is not None
+    with pytest.raises(Malformed):
+        loads_exact('{"a": ' + deep + "}")
+    mixed = '[{"a": ' * (MAX_DEPTH // 2) + "1" + "}]" * (MAX_DEPTH // 2)
+    assert loads_exact(mixed) is not None
+    with pytest.raises(Malformed):
+        loads_exact('[{"a": ' + mixed + "}]")
+
+
+def test_a_float_literal_with_a_huge_exponent_is_refused_word_for_word():
+    from certified.checker.reading import loads_exact
+
+    with pytest.raises(Malformed) as exc:
+        loads_exact('{"a_float": 1.0000000000000000000000000000000000000000000001e999999}')
+    assert str(exc.value) == ("the number '1.00000000000000000000000000000000000000' has a "
+                              "decimal exponent beyond ±100000")
