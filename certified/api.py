@@ -15,10 +15,12 @@ from __future__ import annotations
 import html
 import json
 import math
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -150,19 +152,33 @@ class VerifyResult(_Summarized):
 
 
 
+def _exponent10(x: Fraction) -> int:
+    """floor(log10 x) for x > 0, in integer arithmetic (no str of a huge integer, no
+    float: exact for any size)."""
+    a, b = x.numerator, x.denominator
+
+    def at_least(e: int) -> bool:  # x ≥ 10^e
+        return a >= b * 10 ** e if e >= 0 else a * 10 ** -e >= b
+
+    e = int((a.bit_length() - b.bit_length()) * 0.30103)  # within 2 of the answer
+    while not at_least(e):
+        e -= 1
+    while at_least(e + 1):
+        e += 1
+    return e
+
+
+def _pow10(e: int) -> Fraction:
+    return Fraction(10) ** e
+
+
 def _radius_text(r: Fraction) -> str:
-    """An upper bound of r ≥ 0 with two significant digits ("0" only when r is 0)."""
+    """An upper bound of r ≥ 0 with two significant digits ("0" only when r is 0): the
+    mantissa is rounded up, so the printed radius is never below the true one."""
     if r == 0:
         return "0"
-    e = len(str(r.numerator // r.denominator)) - 1 if r >= 1 else \
-        -len(str(r.denominator // r.numerator)) if r.numerator else 0
-    # 10^e ≤ r < 10^(e+2) here; find e with 10 ≤ r/10^(e-1) < 100, then round the
-    # mantissa up (outward), so the printed radius is never below the true one
-    while r >= Fraction(10) ** (e + 1):
-        e += 1
-    while r < Fraction(10) ** e:
-        e -= 1
-    m = -((-r * Fraction(10) ** (1 - e)) // 1)  # ceil: two digits, 10..100
+    e = _exponent10(r)  # 10^e ≤ r < 10^(e+1)
+    m = -((-r * _pow10(1 - e)) // 1)  # ceil of r/10^(e-1): 10..100
     if m == 100:
         m, e = 10, e + 1
     return f"{m // 10}.{m % 10}e{e:+03d}"
@@ -170,35 +186,61 @@ def _radius_text(r: Fraction) -> str:
 
 def _mid_text(m: Fraction, r: Fraction, digits: int = 6) -> str:
     """m to at most ``digits`` significant digits, no more than r leaves certain; "…"
-    marks a midpoint that was cut (the enclosure is m ± r, not the printed digits ± r)."""
+    marks a midpoint that was cut (the enclosure is m ± r, not the printed digits ± r).
+    Integer arithmetic only: right for any exponent."""
     if m == 0:
         return "0"
-    mag = abs(m)
-    e = 0
-    while mag >= 10 ** (e + 1):
-        e += 1
-    while mag < Fraction(10) ** e:
-        e -= 1
+    e = _exponent10(abs(m))
     sig = digits
     if r > 0:  # digits below the radius are noise: keep at most one of them
-        while sig > 1 and Fraction(10) ** (e - sig + 1) < r:
+        while sig > 1 and _pow10(e - sig + 1) < r:
             sig -= 1
-    scale = Fraction(10) ** (e - sig + 1)
-    q = round(m / scale)
-    text = f"{float(q * scale):.{sig}g}" if abs(e) < 5 else f"{float(q * scale):.{sig - 1}e}"
-    return text if q * scale == m else text + "…"
+    scale = e - sig + 1
+    q = round(abs(m) / _pow10(scale))
+    if q >= 10 ** sig:  # rounding carried into a new digit (9.999… → 10.00)
+        q //= 10
+        scale += 1
+        e += 1
+    cut = q * _pow10(scale) != abs(m)
+    ds = str(q)
+    if -5 < e < 6:  # positional, trailing zeros of the fraction dropped
+        if scale >= 0:
+            text = ds + "0" * scale
+        else:
+            k = -scale
+            whole, frac = (ds[:-k], ds[-k:]) if len(ds) > k else ("0", ds.rjust(k, "0"))
+            frac = frac.rstrip("0")
+            text = whole + ("." + frac if frac else "")
+    else:
+        frac = ds[1:].rstrip("0")
+        text = ds[0] + ("." + frac if frac else "") + f"e{e:+03d}"
+    return ("-" if m < 0 else "") + text + ("…" if cut else "")
 
 
-def _enclosure_text(pairs: list[list[str]]) -> str:
-    """Intervals ``[lo, hi]`` (decimal strings, exact) as "(m₁…, m₂…), radius ≤ r": midpoints
-    shortened honestly and r an upper bound of every radius, read from the exact ends
-    (never through a float, which would round a radius of 1e-30 next to 2.0 to 0)."""
-    ivs = [(Fraction(lo), Fraction(hi)) for lo, hi in pairs]
+def _enclosure_text(pairs: list[list[Any]]) -> str:
+    """Intervals ``[lo, hi]`` (Fractions, or decimal strings, exact) as
+    "(m₁…, m₂…), radius ≤ r": midpoints shortened honestly and r an upper bound of every
+    radius, read from the exact ends (never through a float, which would round a radius of
+    1e-30 next to 2.0 to 0, or a midpoint of 1e-400 to 0)."""
+    with _long_ints():
+        ivs = [(Fraction(lo), Fraction(hi)) for lo, hi in pairs]
     r = max((hi - lo) / 2 for lo, hi in ivs)
     mids = [_mid_text((lo + hi) / 2, r) for lo, hi in ivs]
     if r == 0:
         return f"({', '.join(mids)}) exactly"
     return f"({', '.join(mids)}), radius ≤ {_radius_text(r)}"
+
+
+@contextmanager
+def _long_ints() -> Iterator[None]:
+    """Decimal strings of any length read as integers (Python caps int(str) at 4,300
+    digits by default; a 10,000-digit enclosure end has more)."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
 
 
 def _tokens(members: list[int]) -> str:
@@ -224,7 +266,7 @@ def enclosures_summary(traj: Trajectory, variable: str, times: int = 4,
             X = traj.tokens[k]
             lines.append(f"  t = {traj.times[k]}:")
             for i in range(min(X.shape[0], tokens)):
-                pairs = [[str(x) for x in bk.bounds(X[i, c])] for c in range(X.shape[1])]
+                pairs = [list(bk.bounds(X[i, c])) for c in range(X.shape[1])]
                 lines.append(f"    token {i}: {_enclosure_text(pairs)}")
             if X.shape[0] > tokens:
                 lines.append(f"    … {X.shape[0] - tokens} more token(s)")

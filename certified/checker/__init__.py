@@ -26,7 +26,7 @@ from .balls import BallError, scaled
 from .dynamics import Field
 from .energy import (check_t6_at_T, check_t6_data, check_t6_limit, check_t9_data,
                      check_t9_limit)
-from .errors import CheckFailure, Malformed
+from .errors import CheckFailure, Malformed, NotAnAudit
 from .limits import check_limits
 from .two_tokens import check_two_tokens
 from .exact_lemmas import (_check_exact, _check_stationary_verify, _check_symmetric_verify,
@@ -428,8 +428,8 @@ def _check_certificate(obj: Any, progress: Callable[[int, Fraction], None] | Non
         audit = obj.get("audit")
         if record is not None:  # before any work: the user's record, or nothing to check
             if audit is None:
-                raise CheckFailure("audit", "an audit certificate (a record was given to "
-                                   "compare it with)", "a certificate without audit")
+                raise NotAnAudit("the certificate is not an audit (no audit.record), so "
+                                 "there is no record to compare with")
             same_record(audit["record"], record)
         if audit is not None:
             rinst = closed(audit["record"]["instance"], _INSTANCE_KEYS,

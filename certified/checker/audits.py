@@ -317,6 +317,15 @@ def same(got: Any, want: Any, where: str) -> None:
         raise CheckFailure(where, repr(want), repr(got)[:60])
 
 
+def _truth(value: Any, cid: Any) -> bool:
+    """A Boolean reading's value: JSON true or false, nothing else (the string "true" is
+    not read as one, so the judgement and its rendering cannot differ)."""
+    if not isinstance(value, bool):
+        raise CheckFailure(f"audit.record.claims[{cid}].reading", "true or false",
+                           repr(value)[:60])
+    return value
+
+
 def judge_claims(record: dict, claims: list, facts: dict) -> None:
     """Each claim's "holds"/"fails" must be what the proved facts imply; "undecided" is
     accepted for any claim (it asserts nothing) (Lemma C9)."""
@@ -349,10 +358,10 @@ def judge_claims(record: dict, claims: list, facts: dict) -> None:
             b = facts.get("boolean")
             if b is None and P is not None:
                 b = all(x in (0, 1) for row in P for x in row)
-            got = None if b is None else b == (str(value).lower() == "true")
+            got = None if b is None else b == _truth(value, c["id"])
         elif kind == "theorem_5_2_conclusion":
             t = facts.get("thm_5_2")
-            got = None if t is None else t == (str(value).lower() == "true")
+            got = None if t is None else t == _truth(value, c["id"])
         elif kind == "theorem_conclusion":
             conc = facts.get("conclusion")
             got = None if conc is None or conc[0] != str(value) else \
@@ -383,9 +392,9 @@ def render_reading(reading: dict) -> str:
     if kind == "attention_rank_at_most":
         return f"rank lim P <= {_q(value, 'reading')}"
     if kind == "attention_boolean":
-        return "lim P is Boolean" if value is True else "lim P is not Boolean"
+        return "lim P is Boolean" if _truth(value, "?") else "lim P is not Boolean"
     if kind == "theorem_5_2_conclusion":
-        return ("Theorem 5.2's conclusion holds" if value is True else
+        return ("Theorem 5.2's conclusion holds" if _truth(value, "?") else
                 "Theorem 5.2's conclusion fails")
     if kind == "theorem_conclusion":
         return f"the conclusion of Theorem {value} holds"

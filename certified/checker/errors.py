@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import CertifiedError
 
-__all__ = ["CheckFailure", "Malformed"]
+__all__ = ["CheckFailure", "Malformed", "NotAnAudit"]
 
 
 class CheckFailure(CertifiedError):
@@ -17,3 +17,8 @@ class CheckFailure(CertifiedError):
 
 class Malformed(CertifiedError):
     """The certificate cannot be read: not JSON, wrong format, schema violation (exit 2)."""
+
+
+class NotAnAudit(Malformed):
+    """A record was given to compare, but the certificate is not an audit: the wrong
+    input, not an invalid certificate (exit status 2)."""

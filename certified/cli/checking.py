@@ -50,6 +50,7 @@ def check(ctx: click.Context, cert: str, workers: int | None, scheduler: str | N
     malformed.
     """
     from certified.checker import ArithmeticUnfit, Malformed, check_file  # lazy: CLI startup
+    from certified.checker.errors import NotAnAudit  # lazy: CLI startup
     from certified.studies.parallel import usable_cores  # lazy: CLI startup
 
     bar = None
@@ -73,6 +74,9 @@ def check(ctx: click.Context, cert: str, workers: int | None, scheduler: str | N
                                      "workers", "a scheduler with at least one worker")
                 report = check_file(cert, tick, workers or engine.slots,
                                     run_chunks=engine.map_unordered, record=record)
+    except NotAnAudit as exc:  # the wrong input, not an invalid certificate
+        click.echo(f"certified: bad input: --record: {_one_line(str(exc))}", err=True)
+        ctx.exit(2)
     except ArithmeticUnfit as exc:  # the machine, not the certificate
         click.echo(f"certified: refusing to check: {_one_line(str(exc))}", err=True)
         ctx.exit(2)

@@ -7,7 +7,7 @@ a run of n tokens in dimension d needs at least
 
     n² · (d + 1) · (order + 1) · (48 + 8·⌈bits/64⌉)  bytes,
 
-and every other array is smaller. An instance whose need exceeds half the machine's
+and every other array is smaller (discrete time iterates the layer map, no jets: order 0). An instance whose need exceeds half the machine's
 physical memory is refused (:class:`~certified.errors.InputError`, exit 2), naming the
 field and the largest n that fits, instead of failing later in an allocation.
 """

@@ -446,7 +446,9 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
     check_max_steps(max_steps)
     prec = precision if precision is not None else \
         Precision.build(digits, bits=bits, order=order, max_bits=max_bits)
-    check_fits(instance.n, instance.d, prec.order, prec.start_bits)  # before any work
+    # before any work; the layer map of discrete time has no Taylor jets (order 0)
+    check_fits(instance.n, instance.d,
+               0 if isinstance(instance.time, Discrete) else prec.order, prec.start_bits)
     bk = get_backend(backend)
     hm = Fraction(h_max) if h_max is not None else Fraction(1, 4)
     t0 = _time.perf_counter()

@@ -77,6 +77,8 @@ class _JsonConstant(str):
 
 def _a(value: Any) -> str:
     """What ``value`` is, in the words of JSON: "a number", "a string", "an object"."""
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, JsonNumber):  # a str subclass: a number literal's own text
@@ -320,13 +322,13 @@ def parse_matrix(value: Any, name: str) -> RationalMatrix:
         if value.ndim != 2:
             raise InputError(name, f"is a {value.ndim}-D array, not a matrix", MATRIX_ACCEPTED)
         value = value.tolist() if value.dtype.kind in "iub" else [list(r) for r in value]
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__len__"):
         raise InputError(name, f"is {_a(value)}, not a matrix", MATRIX_ACCEPTED)
     if len(value) == 0:
         raise InputError(name, "empty matrix (no rows)", MATRIX_ACCEPTED)
     rows = []
     for i, row in enumerate(value):
-        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+        if isinstance(row, (str, bytes, Mapping)) or not hasattr(row, "__len__"):
             raise InputError(f"{name}[{i}]", f"is {_a(row)}, not a row",
                              MATRIX_ACCEPTED)
         if len(row) == 0:

@@ -248,7 +248,9 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
                          "an instance without 'variant' (simulate the variant instead)")
     prec = precision if precision is not None else Precision.build(digits, max_bits=max_bits)
     digits = prec.digits
-    check_fits(instance.n, instance.d, prec.order, prec.start_bits)  # before classify's work
+    # before classify's work; the layer map of discrete time has no Taylor jets (order 0)
+    check_fits(instance.n, instance.d,
+               0 if isinstance(instance.time, Discrete) else prec.order, prec.start_bits)
     report = classify(instance)
     thm = _auto_theorem(instance, report) if theorem == "auto" else theorem
     hyp = report.theorems[thm].hypotheses_hold

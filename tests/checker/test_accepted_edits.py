@@ -131,8 +131,21 @@ def test_a_changed_reading_is_shown_by_check_and_refused_against_the_record(cert
     # another record altogether, and a certificate that is not an audit
     rep = check_certificate(honest, record=_record("theorem_5_2_third_party"))
     assert not rep.valid and rep.message.startswith("audit.record.name: "), rep.message
-    rep = check_certificate(certs["t4_21"], record=record)
-    assert not rep.valid and rep.message.startswith("audit: Expected an audit certificate")
+    from certified.checker.errors import NotAnAudit
+
+    with pytest.raises(NotAnAudit):  # the wrong input (exit 2), not an invalid certificate
+        check_certificate(certs["t4_21"], record=record)
+
+
+def test_a_boolean_reading_must_be_true_or_false_not_a_string(certs):
+    """Review finding: the judge read "true" as true while the rendering read it as not
+    true, so the one line could state the opposite of what was judged."""
+    c = copy.deepcopy(certs["audit_theorem_2_1_middle_token"])
+    c["audit"]["record"]["claims"][1]["reading"] = {"attention_boolean": "true"}
+    rep = check_certificate(_redigest(c))
+    assert not rep.valid
+    assert rep.message == ("audit.record.claims[boolean].reading: Expected true or false. "
+                           "Got 'true'."), rep.message
 
 
 @pytest.mark.parametrize("got, want, ok", [
@@ -179,6 +192,13 @@ def test_check_record_option_on_the_command_line(certs, tmp_path, capsys):
     assert "audit.record.claims[1].reading.attention_boolean" in capsys.readouterr().out
     assert main(["check", str(cert), "--record", str(tmp_path / "none")]) == 2
     assert "cannot read" in capsys.readouterr().err
+    plain = tmp_path / "t4.json"
+    plain.write_text(json.dumps(certs["t4_21"]))
+    assert main(["check", str(plain), "--record", str(rec), "--workers", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == ("certified: bad input: --record: the certificate is not an "
+                                 "audit (no audit.record), so there is no record to compare "
+                                 "with\n")
 
 
 #: same_record's refusals word for word (stored after review: the field, what the record

@@ -35,8 +35,15 @@ def test_the_largest_n_named_fits_and_the_next_does_not(monkeypatch):
 def test_too_many_tokens_exit_2_naming_the_field_before_any_work(command, monkeypatch,
                                                                   tmp_path, capsys):
     from certified.cli import main
+    from certified.enclose import driver
+    from certified.verdict import certify
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("work started before the memory check")
 
     monkeypatch.setattr(budget, "physical_memory", lambda: 2 ** 26)  # 64 MiB
+    monkeypatch.setattr(certify, "classify", no_work)  # verify's first work
+    monkeypatch.setattr(driver, "get_backend", no_work)  # simulate's first work
     path = tmp_path / "many.json"
     path.write_text(json.dumps({
         "format": "certified/instance", "version": 1, "V": [[1, 0], [0, 1]],
@@ -48,3 +55,17 @@ def test_too_many_tokens_exit_2_naming_the_field_before_any_work(command, monkey
     assert err.startswith("certified: bad input: X0: 300 tokens in dimension 2 need"), err
     assert "accepted: at most " in err and len(err.strip().splitlines()) == 1
     assert not out_file.exists()
+
+
+def test_discrete_time_is_charged_no_taylor_jets(monkeypatch, tmp_path, capsys):
+    """Review finding: the layer map has no jets, so discrete time is charged order 0."""
+    from certified.cli import main
+
+    # room for 3 tokens with order-0 jets, not with the default order's
+    need0 = run_bytes(3, 2, 0, 200)
+    monkeypatch.setattr(budget, "physical_memory", lambda: 2 * need0)
+    assert main(["simulate", "examples/discrete_layers.json", "--t-final", "1",
+                 "--digits", "20"]) == 0, capsys.readouterr().err
+    assert main(["simulate", "examples/thm2_1_one_dimensional.json", "--t-final", "1",
+                 "--digits", "20"]) == 2
+    assert "X0: 5 tokens" in capsys.readouterr().err
