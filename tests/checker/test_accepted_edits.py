@@ -538,3 +538,60 @@ def test_a_float_literal_with_a_huge_exponent_is_refused_word_for_word():
         loads_exact('{"a_float": 1.0000000000000000000000000000000000000000000001e999999}')
     assert str(exc.value) == ("the number '1.00000000000000000000000000000000000000' has a "
                               "decimal exponent beyond ±100000")
+
+
+def _ctx(ts, T="5/2"):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(obj={"timescale": ts}, lemma={"T": T})
+
+
+def test_timescale_edges_found_by_mutation():
+    from certified.checker.claims import check_timescale
+    from certified.checker.reading import loads_exact
+
+    check_timescale(_ctx({"T_first": "0", "T_used": "5/2"}), {})  # T_first = 0 is a time
+    check_timescale(_ctx({"T_used": "5/2", "T_float": 2.5}), {})  # T_float read from T_used
+    check_timescale(_ctx({"T": "5/2", "delta0_at_T_used": "1/1000"}),
+                    {"delta0": F(1, 1000)})  # equal to the recomputed δ₀: accepted
+    with pytest.raises(CheckFailure) as exc:
+        check_timescale(_ctx({"T": "5/2", "delta0_at_T_used": "999/1000000"}),
+                        {"delta0": F(1, 1000)})
+    assert str(exc.value) == ("timescale.delta0_at_T_used: Expected >= 0.001 (δ₀ recomputed "
+                              "at T). Got '999/1000000'.")
+    with pytest.raises(CheckFailure) as exc:
+        check_timescale(_ctx({"T_first": "-1/100"}), {})
+    assert str(exc.value) == "timescale.T_first: Expected a time in [0, 5/2]. Got '-1/100'."
+    with pytest.raises(CheckFailure) as exc:
+        check_timescale(_ctx(loads_exact('{"T_used": "5/2", "T_float": 2.50000000000000001}')),
+                        {})
+    assert str(exc.value) == "timescale.T_float: Expected 2.5. Got 2.50000000000000001."
+
+
+def test_a_claim_about_facts_no_lemma_proved_may_only_be_undecided():
+    """Mutation finding: with the number of clusters or P* unknown, a claim's "holds" or
+    "fails" asserts what nothing proved."""
+    from certified.checker.audits import judge_claims
+
+    for reading in ({"clusters": 2}, {"attention_limit": [["1", "0"], ["0", "1"]]},
+                    {"attention_rank": 2}, {"attention_boolean": True}):
+        record = {"claims": [{"id": "c", "statement": "s", "reading": reading}]}
+        judge_claims(record, [{"id": "c", "verdict": "undecided"}], {})
+        for verdict in ("holds", "fails"):
+            with pytest.raises(CheckFailure) as exc:
+                judge_claims(record, [{"id": "c", "verdict": verdict}], {})
+            assert str(exc.value) == (f"audit.claims[c].verdict: Expected 'undecided'. "
+                                      f"Got '{verdict}'.")
+
+
+def test_duplicate_claim_ids_are_refused_word_for_word():
+    from certified.checker.audits import judge_claims
+
+    one = {"id": "a", "statement": "s", "reading": {"clusters": 1}}
+    with pytest.raises(CheckFailure) as exc:
+        judge_claims({"claims": [one, dict(one)]}, [{"id": "a", "verdict": "undecided"}], {})
+    assert str(exc.value) == ("audit.record.claims: Expected claims with distinct ids. "
+                              "Got ['a', 'a'].")
+    with pytest.raises(CheckFailure) as exc:
+        judge_claims({"claims": [one]}, [{"id": "a", "verdict": "undecided"}] * 2, {})
+    assert str(exc.value) == "audit.claims: Expected one verdict per claim id. Got ['a', 'a']."
