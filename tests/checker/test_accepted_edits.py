@@ -595,3 +595,45 @@ def test_duplicate_claim_ids_are_refused_word_for_word():
     with pytest.raises(CheckFailure) as exc:
         judge_claims({"claims": [one]}, [{"id": "a", "verdict": "undecided"}] * 2, {})
     assert str(exc.value) == "audit.claims: Expected one verdict per claim id. Got ['a', 'a']."
+
+
+@pytest.mark.parametrize("reading, facts, expected", [
+    # the theorem's conclusion: holds when certified, fails when refuted, else undecided
+    ({"theorem_conclusion": "2.1"}, {"conclusion": ("2.1", "certified")}, "holds"),
+    ({"theorem_conclusion": "2.1"}, {"conclusion": ("2.1", "refuted")}, "fails"),
+    ({"theorem_conclusion": "2.1"}, {"conclusion": ("2.1", "undecided")}, "undecided"),
+    ({"theorem_conclusion": "3.1"}, {"conclusion": ("2.1", "certified")}, "undecided"),
+    ({"theorem_conclusion": "2.1"}, {}, "undecided"),
+    # Boolean P* read from P* itself when no lemma states it
+    ({"attention_boolean": True}, {"P_star": [[F(1), F(0)], [F(0), F(1)]]}, "holds"),
+    ({"attention_boolean": False}, {"P_star": [[F(1), F(0)], [F(0), F(1)]]}, "fails"),
+    ({"attention_boolean": True}, {"P_star": [[F(1, 2)] * 2] * 2}, "fails"),
+    ({"attention_boolean": True}, {"P_star": [[F(1), F(0)], [F(1), F(0)]]}, "holds"),
+    ({"attention_boolean": True}, {"boolean": False, "P_star": [[F(1)]]}, "fails"),
+    ({"theorem_5_2_conclusion": True}, {"thm_5_2": True}, "holds"),
+    ({"theorem_5_2_conclusion": False}, {"thm_5_2": True}, "fails"),
+    ({"theorem_5_2_conclusion": True}, {}, "undecided"),
+    # ranks at their edges
+    ({"attention_rank_at_most": 2}, {"P_star": [[F(1), F(0)], [F(0), F(1)]]}, "holds"),
+    ({"attention_rank_at_most": 1}, {"P_star": [[F(1), F(0)], [F(0), F(1)]]}, "fails"),
+    ({"attention_rank": 2}, {"P_star": [[F(1), F(0)], [F(0), F(1)]]}, "holds"),
+    ({"attention_rank": 1}, {"P_star": [[F(1), F(0)], [F(0), F(1)]]}, "fails"),
+    ({"attention_limit": [["1", "0"], ["0", "1"]]}, {"P_star": [[F(1), F(0)], [F(0), F(1)]]},
+     "holds"),
+    ({"attention_limit": [["1", "0"], ["1", "0"]]}, {"P_star": [[F(1), F(0)], [F(0), F(1)]]},
+     "fails"),
+    ({"clusters": 2}, {"clusters": 2}, "holds"),
+    ({"clusters": 3}, {"clusters": 2}, "fails")])
+def test_each_reading_is_judged_from_the_proved_facts(reading, facts, expected):
+    """The verdict each reading implies is the only "holds"/"fails" accepted (mutation
+    finding: the theorem-conclusion branch and the Boolean test on P* had no test)."""
+    from certified.checker.audits import judge_claims
+
+    record = {"claims": [{"id": "c", "statement": "s", "reading": reading}]}
+    judge_claims(record, [{"id": "c", "verdict": expected}], facts)
+    judge_claims(record, [{"id": "c", "verdict": "undecided"}], facts)  # never wrong
+    for wrong in {"holds", "fails"} - {expected}:
+        with pytest.raises(CheckFailure) as exc:
+            judge_claims(record, [{"id": "c", "verdict": wrong}], facts)
+        assert str(exc.value) == (f"audit.claims[c].verdict: Expected {expected!r}. "
+                                  f"Got {wrong!r}.")
