@@ -637,3 +637,20 @@ def test_each_reading_is_judged_from_the_proved_facts(reading, facts, expected):
             judge_claims(record, [{"id": "c", "verdict": wrong}], facts)
         assert str(exc.value) == (f"audit.claims[c].verdict: Expected {expected!r}. "
                                   f"Got {wrong!r}.")
+
+
+def test_mutation_survivors_of_the_readers_and_the_ladder():
+    from certified.checker.discrete import retry_ladder
+    from certified.checker.limits import own_bits
+    from certified.checker.reading import float_text_is, loads_exact
+
+    b = 2 * own_bits(30) + 64
+    assert retry_ladder(10 * b, 30) == [10 * b, 16 * b, 64 * b]  # 4^k, not 4k
+    # a stored float is compared by its text; anything else is never equal to a float
+    assert float_text_is(loads_exact("2.5"), 2.5)
+    assert not float_text_is(loads_exact("2.50000000000000001"), 2.5)
+    assert not float_text_is("2.5", 2.5) and not float_text_is(True, 1.0)
+    assert not float_text_is(None, 0.0) and not float_text_is([2.5], 2.5)
+    with pytest.raises(Malformed) as exc:
+        loads_exact('{"a_float": NaN}')
+    assert str(exc.value) == "the JSON value NaN is not a number of the format"
