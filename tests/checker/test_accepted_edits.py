@@ -574,7 +574,8 @@ def test_a_claim_about_facts_no_lemma_proved_may_only_be_undecided():
     from certified.checker.audits import judge_claims
 
     for reading in ({"clusters": 2}, {"attention_limit": [["1", "0"], ["0", "1"]]},
-                    {"attention_rank": 2}, {"attention_boolean": True}):
+                    {"attention_rank": 2}, {"attention_rank_at_most": 2},
+                    {"attention_boolean": True}):
         record = {"claims": [{"id": "c", "statement": "s", "reading": reading}]}
         judge_claims(record, [{"id": "c", "verdict": "undecided"}], {})
         for verdict in ("holds", "fails"):
@@ -654,3 +655,18 @@ def test_mutation_survivors_of_the_readers_and_the_ladder():
     with pytest.raises(Malformed) as exc:
         loads_exact('{"a_float": NaN}')
     assert str(exc.value) == "the JSON value NaN is not a number of the format"
+
+
+def test_judge_claims_refusals_word_for_word():
+    from certified.checker.audits import judge_claims
+
+    def judged(reading):
+        record = {"claims": [{"id": "k", "statement": "s", "reading": reading}]}
+        with pytest.raises(CheckFailure) as exc:
+            judge_claims(record, [{"id": "k", "verdict": "holds"}], {"thm_5_2": True})
+        return str(exc.value)
+
+    assert judged({"nope": 1}) == ("audit.record.claims[k].reading: Expected a known "
+                                   "reading. Got nope.")
+    assert judged({"theorem_5_2_conclusion": "yes"}) == (
+        "audit.record.claims[k].reading: Expected true or false. Got 'yes'.")
