@@ -31,7 +31,7 @@ from certified.enclose.lohner_set import LohnerSet
 from certified.enclose.stepper import taylor_step
 from certified.errors import InputError, ValidationError
 from certified.exact.instance import Continuous, Instance
-from certified.exact.rationals import to_fraction
+from certified.exact.rationals import exponent10, to_fraction
 from certified.logic import Verdict
 from certified.precision import Precision
 from certified.verdict.certificate import to_certificate
@@ -152,23 +152,6 @@ class VerifyResult(_Summarized):
 
 
 
-def _exponent10(x: Fraction) -> int:
-    """floor(log10 x) for x > 0, in integer arithmetic (no str of a huge integer, no
-    float: exact for any size)."""
-    a, b = x.numerator, x.denominator
-
-    def at_least(e: int) -> bool:  # x ≥ 10^e
-        return a >= b * 10 ** e if e >= 0 else a * 10 ** -e >= b
-
-    # a start near the answer (3/10 ≈ log10 2: off by 0.1 % of the exponent), then exact
-    e = (a.bit_length() - b.bit_length()) * 3 // 10
-    while not at_least(e):
-        e -= 1
-    while at_least(e + 1):
-        e += 1
-    return e
-
-
 def _pow10(e: int) -> Fraction:
     return Fraction(10) ** e
 
@@ -178,7 +161,7 @@ def _radius_text(r: Fraction) -> str:
     mantissa is rounded up, so the printed radius is never below the true one."""
     if r == 0:
         return "0"
-    e = _exponent10(r)  # 10^e ≤ r < 10^(e+1)
+    e = exponent10(r)  # 10^e ≤ r < 10^(e+1)
     m = -((-r * _pow10(1 - e)) // 1)  # ceil of r/10^(e-1): 10..100
     if m == 100:
         m, e = 10, e + 1
@@ -191,7 +174,7 @@ def _mid_text(m: Fraction, r: Fraction, digits: int = 6) -> str:
     Integer arithmetic only: right for any exponent."""
     if m == 0:
         return "0"
-    e = _exponent10(abs(m))
+    e = exponent10(m)
     sig = digits
     if r > 0:  # digits below the radius are noise: keep at most one of them
         while sig > 1 and _pow10(e - sig + 1) < r:

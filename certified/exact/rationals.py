@@ -46,6 +46,7 @@ __all__ = [
     "fraction_to_str",
     "decimal_floor",
     "decimal_ceil",
+    "exponent10",
     "bounds_to_json",
     "loads_exact",
     "sqrt_up",
@@ -243,19 +244,25 @@ def fraction_to_str(q: Fraction) -> str:
     return num if den == "1" else f"{num}/{den}"
 
 
+def exponent10(q: Fraction) -> int:
+    """floor(log10 |q|) for q ≠ 0, exactly, with integers (fmpz's decimal length has no
+    digit limit, unlike int.__str__)."""
+    a = abs(q)
+    e = len(str(fmpz(a.numerator))) - len(str(fmpz(a.denominator)))
+    if Fraction(10) ** e > a:
+        e -= 1
+    elif Fraction(10) ** (e + 1) <= a:
+        e += 1
+    return e
+
+
 def _decimal_round(q: Fraction, digits: int, up: bool) -> str:
     """``q`` rounded to ``digits`` significant decimal digits, toward +inf if ``up``."""
     if q == 0:
         return "0"
     if digits < 1:
         raise ValueError("digits must be >= 1")
-    a = abs(q)
-    # e = floor(log10 |q|), computed exactly with integers.
-    e = len(str(fmpz(a.numerator))) - len(str(fmpz(a.denominator)))
-    if Fraction(10) ** e > a:
-        e -= 1
-    elif Fraction(10) ** (e + 1) <= a:
-        e += 1
+    e = exponent10(q)
     shift = digits - 1 - e
     scaled = q * Fraction(10) ** shift
     # Directed rounding of the scaled value: floor for lower ends, ceil for upper ends.
