@@ -18,12 +18,24 @@ Two arithmetics, chosen by what each quantity needs (``proofs_notes/checker.md``
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
-from .balls import Ball, ExactRadii, const, one, scale, with_radii
+from .balls import (
+    Ball,
+    ExactRadii,
+    const,
+    exp_up,
+    mpf_fraction,
+    mpf_up,
+    mul_up,
+    one,
+    scale,
+    with_radii,
+)
 from .fballs import (
     ETA,
     FB,
@@ -56,6 +68,49 @@ def _int_balls(m: np.ndarray, r: np.ndarray, P: int, R: ExactRadii) -> FB:
     mf = np.ldexp(np.asarray(m, dtype=object).astype(np.float64), -P)
     rf = R.absolute(r, P)
     return FB(mf, up(rf + 4 * 2.0 ** -53 * np.abs(mf) + ETA, 4))
+
+
+class _FarOverflow(ArithmeticError):
+    """A far column's majorant left binary64's range (the jets are then recomputed
+    without it)."""
+
+
+#: A column is far when e^{U_0} < 2^−P·e^{−FAR_MARGIN}: below one unit of the scale.
+FAR_MARGIN = 40
+
+
+def _far_columns(Um0: np.ndarray, ur0: np.ndarray, lead: np.ndarray, P: int
+                 ) -> np.ndarray | None:
+    """The entries (i, j), j ≠ l_i, whose shifted score U_0 is below −(P·ln 2 + FAR_MARGIN)
+    (a choice only: any set of entries may be bounded by the majorant); None if none."""
+    n = Um0.shape[0]
+
+    def flt(q: Fraction) -> float:  # beyond binary64: ±inf keeps the comparison right
+        try:
+            return float(q)
+        except OverflowError:
+            return math.copysign(math.inf, q)
+    hi = np.array([[flt(Fraction(int(Um0[i, j]) + int(ur0[i, j]), 1 << P))
+                    for j in range(n)] for i in range(n)])
+    far = hi < -(P * math.log(2) + FAR_MARGIN)
+    far[np.arange(n), lead] = False
+    return far if far.any() else None
+
+
+def _far_start(Um0: np.ndarray, ur0: np.ndarray, far: np.ndarray, P: int) -> np.ndarray:
+    """Floats F_0 ≥ e^{hi U_0}·2^P on the far entries, 0 elsewhere: the smallest subnormal
+    where hi U_0/ln 2 + P < −1080 (then F_0 < 2^−1080), else mpmath rounded up and capped
+    by 10^−16 > e^{−39} (a far entry has e^{hi U_0}·2^P < e^{−39}: the float test of
+    :func:`_far_columns` is off by a relative 2^−52 at most)."""
+    out = np.zeros(far.shape)
+    for i, j in zip(*np.nonzero(far)):
+        hi = Fraction(int(Um0[i, j]) + int(ur0[i, j]), 1 << P)
+        if hi < -(P + 1080) * Fraction(7, 10):  # ln 2 > 7/10: hi/ln 2 + P < −1080
+            out[i, j] = np.nextafter(0.0, 1.0)
+            continue
+        e = mul_up(exp_up(mpf_up(hi)), mpf_up(Fraction(1 << P)))
+        out[i, j] = np.nextafter(float(mpf_fraction(e, Fraction(1, 10 ** 16))), np.inf)
+    return out
 
 
 def _re(x):
@@ -211,11 +266,16 @@ class Field:
         for two orders in a row) at which the continuation's own radius Σ_k rad(h^k Z_k)
         is ≤ tol; else every order is exact. Without h and tol every order is exact.
         """
-        return with_radii(lambda R: self._jets(Z0, t0, order, R, h, tol))
+        try:
+            return with_radii(lambda R: self._jets(Z0, t0, order, R, h, tol))
+        except _FarOverflow:  # a majorant beyond binary64: the plain recurrences
+            return with_radii(lambda R: self._jets(Z0, t0, order, R, h, tol, False))
 
     def _jets(self, Z0: np.ndarray, t0: Fraction, order: int, R: ExactRadii,
-              h: Fraction | None = None, tol: float | None = None) -> "Jets":
-        """:meth:`jets` with the radius arithmetic R (ExactRadii or FloatRadii)."""
+              h: Fraction | None = None, tol: float | None = None,
+              majorant: bool = True) -> "Jets":
+        """:meth:`jets` with the radius arithmetic R (ExactRadii or FloatRadii); with
+        ``majorant``, far columns' exponentials are bounded by their majorant series."""
         n, d, K = self.n, self.d, order
         P_ = scale()
         lamq = self.lam
@@ -279,6 +339,7 @@ class Field:
                 for i in range(n):
                     Dm = Zm[0] - Zm[0][lead[i]]
                     Dr = R.add(Zr[0], Zr[0][lead[i]])
+                    Dr[lead[i]] = R.zeros((d,))  # z_l − z_l ≡ 0, whatever the box (C15)
                     sm, sr = mm(Dm, R.mag(Dm), Dr, Gm[0][i].reshape(d, 1),
                                 Ga[0][i].reshape(d, 1), Gr[0][i].reshape(d, 1))
                     Sm[0][i], Sr[0][i] = sm[:, 0], sr[:, 0]
@@ -291,6 +352,11 @@ class Field:
                 sm, sr = mm(flat(Gm), flat(Ga), flat(Gr), back(Zm), back(Za), back(Zr))
                 Sm[k] = sm - sm[rows, lead].reshape(n, 1)  # all scores s_ij, coefficient k
                 Sr[k] = R.add(sr, sr[rows, lead].reshape(n, 1))
+                # the shift column is s_il − s_il ≡ 0: exactly 0 (the ball difference has
+                # radius 2·rad, which the exp recurrence multiplied by the score scale at
+                # every order, Lemma C15)
+                Sm[k][rows, lead] = 0
+                Sr[k][rows, lead] = R.zeros((n,))
             Sa[k] = R.mag(Sm[k])
             Um[k], Ur[k] = conv(csm[:k + 1], csa[:k + 1], csr[:k + 1],
                                 Sm[k::-1], Sa[k::-1], Sr[k::-1])
@@ -300,12 +366,33 @@ class Field:
                 e0 = [Ball(Um[0][idx], u0[idx]).exp() for idx in np.ndindex(n, n)]
                 Em[0] = np.array([b.m for b in e0], dtype=object).reshape(n, n)
                 Er[0] = R.of_ints(np.array([b.r for b in e0], dtype=object).reshape(n, n))
+                far = _far_columns(Um[0], u0, lead, P_) if majorant else None
+                if far is not None:
+                    Fm = np.zeros((K + 1, n, n))  # majorant of |E_k|·2^P on far entries
+                    Ubar = np.zeros((K + 1, n, n))
+                    Fm[0] = _far_start(Um[0], u0, far, P_)
             else:
                 w = np.arange(1, k + 1, dtype=object).reshape(k, 1, 1)
                 em, er = conv(Um[1:k + 1] * w, R.mul_int(Ua[1:k + 1], w),
                               R.mul_int(Ur[1:k + 1], w), Em[k - 1::-1], Ea[k - 1::-1],
                               Er[k - 1::-1])
                 Em[k], Er[k] = em // k, R.div_up(er, k)
+            if far is not None:
+                # Far columns (e^{U_0} below one unit of the scale): the fixed-point ball of
+                # E_0 is (0, 1 unit), and the exp recurrence would multiply that unit by
+                # the score's rate at every order, although |E_k| ≤ e^{U_0}·M_k, far below
+                # a unit (Lemma C15, the majorant of far columns)
+                if k > 0:
+                    ub = _int_balls(Um[k], Ur[k], P_, R)
+                    Ubar[k] = up(np.abs(ub.m) + ub.r, 1)
+                    wk = np.arange(1, k + 1, dtype=np.float64).reshape(k, 1, 1)
+                    Fm[k] = up((wk * Ubar[1:k + 1] * Fm[k - 1::-1]).sum(axis=0) / k, k + 3)
+                if not np.all(np.isfinite(Fm[k][far])):
+                    raise _FarOverflow
+                units = np.zeros((n, n), dtype=object)
+                units[far] = [int(math.floor(v)) + 1 for v in Fm[k][far]]  # > F_k
+                Em[k] = np.where(far, 0, Em[k])
+                Er[k] = np.where(far, R.of_ints(units), Er[k])
             Ea[k] = R.mag(Em[k])
             Rm[k] = Em[k].sum(axis=1).reshape(n, 1)
             Rr[k] = R.sum(Er[k], 1).reshape(n, 1)
@@ -439,7 +526,9 @@ class Field:
             # s_ij = Σ_m Σ_a G_m[i, a] Z_{k−m}[j, a], then shifted by the row's leader
             sm, sr = bl(lambda g, z: side(g) @ side(z).T, sl(Gs, slice(0, k + 1)),
                         sl(Zs, down), (k + 1) * d)
-            put(Ss, k, *sub(sm, sr, sm[rows, lead][:, None], sr[rows, lead][:, None]))
+            sm, sr = sub(sm, sr, sm[rows, lead][:, None], sr[rows, lead][:, None])
+            sm[rows, lead], sr[rows, lead] = 0.0, 0.0  # s_il − s_il ≡ 0 (Lemma C15)
+            put(Ss, k, sm, sr)
             put(Us, k, *bl(tdot, (cs_[0][:k + 1], cs_[1][:k + 1], cs_[2][:k + 1]),
                            sl(Ss, down), k + 1))
             # E_k = (1/k) Σ_{m=1}^{k} m U_m E_{k−m}

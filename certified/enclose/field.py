@@ -135,10 +135,16 @@ class AttentionSeries:
             # accurate in absolute terms (they are multiplied by e^{2t}).
             Uk = bk.zeros((n, n))
             for c, rws in self.groups.items():
-                Uk[rws] = bk.matmul(G[0][rws], (Z[0] - Z[0][c]).T.copy())
+                Dc = Z[0] - Z[0][c]
+                Dc[c] = bk.zeros((self.field.d,))  # z_c − z_c ≡ 0 on any box (Lemma I2)
+                Uk[rws] = bk.matmul(G[0][rws], Dc.T.copy())
         else:
             Mk = self._cauchy(G, Z, k, True)  # Σ_m G_m Z_{k−m}ᵀ: all scores
             Uk = Mk - Mk[np.arange(n), self.lead].reshape(n, 1)
+            # U_il ≡ 0 for the row's own shift column: exactly 0, not the ball x − x of
+            # radius 2·rad x, which fed the whole score scale into E_il ≈ 1 at every order
+            # (the jets' radii grew like (score scale)^k/k!, Lemma I2)
+            Uk[np.arange(n), self.lead] = bk.const(Fraction(0))
         U.append(Uk)
         st = self._stacks
         st["mU"][k] = Uk * k
@@ -207,7 +213,8 @@ class AttentionField:
         if self.variable == "x":
             zero = bk.zeros((self.d, self.d))
             return [self.B] + [zero] * order
-        key = (t, order) if isinstance(t, (int, Fraction)) else None
+        # keyed by the precision too: a retry at more bits must not reuse coarser balls
+        key = (t, order, self.backend.precision()) if isinstance(t, (int, Fraction)) else None
         if key is not None and key in self._bjet_cache:
             return self._bjet_cache[key]
         lam = self._scalar_V

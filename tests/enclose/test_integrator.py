@@ -268,11 +268,30 @@ def test_float_path_handles_albert_scale():
     assert "approximate" in res.method
 
 
-def test_unvalidatable_run_reports_where_it_stopped():
-    # Scores of size 10^12 make the a-priori enclosure fail for every admissible disk:
-    # nothing past t = 0 may be reported as certified.
+def test_saturated_scores_of_size_1e12_are_certified():
+    # Scores of size 10^12 and gaps of size 10^11: P = I up to e^{-10^11}, so z(t) = z(0)
+    # to far below 20 digits. The jets used to lose everything to the ball x − x of the
+    # row's own shift column (radius 2·rad x, times the score scale at every order), and
+    # no step was validated; with that column exactly 0 (Lemma I2) the run reaches t = 1.
     big = [[10 ** 6, 0], [0, 10 ** 6]]
-    inst = Instance.create(V=I2, Q=big, K=big, X0=[[1, "1/2"], ["-1/3", 1]])
+    X0 = [[1, "1/2"], ["-1/3", 1]]
+    inst = Instance.create(V=I2, Q=big, K=big, X0=X0)
+    tr = enclose_trajectory(inst, 1, times=[0, "1/2", 1], digits=20, max_bits=300)
+    assert tr.certified_until == 1 and tr.times == [0, F(1, 2), 1]
+    exact = [F(x) for row in X0 for x in row]
+    with tr.backend.workprec(tr.bits):
+        for box in tr.tokens[1:]:
+            for v, x in zip(box.reshape(-1), exact):
+                lo, hi = tr.backend.bounds(v)
+                assert lo <= x <= hi and hi - lo < F(1, 10 ** 20)  # contains, and tight
+
+
+def test_unvalidatable_run_reports_where_it_stopped():
+    # A tie of scores of size 10^12: row 0 weighs tokens 0 and 1 equally, and the tie
+    # breaks on a time scale of 10^-12. No step is validated at any precision up to the
+    # cap: nothing past t = 0 may be reported as certified.
+    big = [[10 ** 6, 0], [0, 10 ** 6]]
+    inst = Instance.create(V=I2, Q=big, K=big, X0=[[1, 0], [1, "1/2"]])
     tr = enclose_trajectory(inst, 1, times=[0, "1/2", 1], digits=20, max_bits=300)
     assert tr.certified_until < F(1, 2)
     # it says why: a typed validation failure, and the precision cap ended the escalation

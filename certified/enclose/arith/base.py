@@ -41,6 +41,10 @@ class Arithmetic(abc.ABC):
     def workprec(self, bits: int) -> AbstractContextManager[None]:
         """Context manager: work at ``bits`` bits of precision, restored on exit."""
 
+    def precision(self) -> int | None:
+        """The working precision in bits (None where it has no meaning): a cache key."""
+        return None
+
     @abc.abstractmethod
     def const(self, q: Fraction) -> Any:
         """The scalar of the exact rational q."""

@@ -26,6 +26,9 @@ class FlintBackend(Backend):
         with ctx.workprec(bits):
             yield
 
+    def precision(self) -> int:
+        return ctx.prec
+
     def const(self, q: Fraction) -> arb:
         return arb(fmpq(q.numerator, q.denominator))
 

@@ -51,6 +51,9 @@ class MpmathBackend(Backend):
 
     name = "mpmath"
 
+    def precision(self) -> int:
+        return iv.prec
+
     @contextmanager
     def workprec(self, bits: int) -> Iterator[None]:
         # mpmath's interval context has no workprec(); save and restore in finally.
