@@ -59,7 +59,8 @@ def run(theorem: str, seed: int, cap: float) -> dict:
     lemma = tail.get("lemma") if isinstance(tail, dict) else None
     T = tail.get("T") if isinstance(tail, dict) else integ.get("certified_until")
     return dict(theorem=theorem, seed=seed, verdict=cert["verdict"], lemma=lemma or "",
-                T=float(Fraction(T)) if T is not None else None, steps=integ.get("steps"),
+                T=float(Fraction(T)) if T is not None else None,
+                steps=len(integ.get("steps") or []),
                 wall=wall, reason=(cert.get("reason") or "")[:70])
 
 
