@@ -89,7 +89,7 @@ def _far_columns(Um0: np.ndarray, ur0: np.ndarray, lead: np.ndarray, P: int
         try:
             return float(q)
         except OverflowError:
-            return math.copysign(math.inf, q)
+            return math.inf if q > 0 else -math.inf
     hi = np.array([[flt(Fraction(int(Um0[i, j]) + int(ur0[i, j]), 1 << P))
                     for j in range(n)] for i in range(n)])
     far = hi < -(P * math.log(2) + FAR_MARGIN)

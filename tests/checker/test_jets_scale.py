@@ -80,3 +80,63 @@ def test_far_columns_are_bounded_by_their_majorant():
             assert b.lo_q() <= lo and hi <= b.hi_q(), k
     worst = [max(x.r for x in c.flat) for c in (with_m[K], without[K])]
     assert worst[0] * 10 ** 10 < worst[1], worst
+
+
+def _units(x: F, P: int) -> int:
+    return int(x * 2 ** P)
+
+
+def test_far_columns_are_those_below_one_unit_by_the_margin():
+    """_far_columns: hi U_0 < −(P ln 2 + 40), the leader excluded, None when none; a
+    value beyond binary64 still compares (−inf is far, +inf is not)."""
+    import math
+
+    from certified.checker.dynamics import FAR_MARGIN, _far_columns
+
+    P = 10
+    edge = P * math.log(2) + FAR_MARGIN  # 46.93…
+    vals = [[F(0), F(-47), F(-46)], [F(-10 ** 400), F(0), F(10 ** 400)],
+            [F(-47), F(-47), F(0)]]
+    Um0 = np.array([[_units(v, P) for v in row] for row in vals], dtype=object)
+    ur0 = np.zeros((3, 3), dtype=object)
+    far = _far_columns(Um0, ur0, np.array([0, 1, 2]), P)
+    assert far.tolist() == [[False, True, False], [True, False, False], [True, True, False]]
+    # the radius counts: −47 + 1 = −46 is above the edge
+    ur0[0, 1] = _units(F(1), P)
+    assert _far_columns(Um0, ur0, np.array([0, 1, 2]), P)[0, 1] == bool(-46 < -edge)
+    # the leader column is never far, and no far entry gives None
+    assert not _far_columns(Um0, np.zeros((3, 3), dtype=object), np.array([1, 0, 0]), P)[0, 1]
+    assert _far_columns(np.zeros((3, 3), dtype=object), np.zeros((3, 3), dtype=object),
+                        np.array([0, 1, 2]), P) is None
+    assert -47 < -edge < -46
+
+
+def test_far_start_bounds_exp_times_the_scale():
+    """_far_start: F_0 ≥ e^{hi U_0}·2^P and within a relative 2^-40 of it; the smallest
+    subnormal where hi/ln 2 + P < −1080; 0 off the far entries."""
+    import mpmath
+
+    from certified.checker.dynamics import _far_start
+
+    P = 200
+    # the last: hi/ln 2 + P ≈ −1000, above the subnormal branch (at (P + 1080)·7/10 = 896)
+    his = [F(-200), F(-500), F(-(P + 1081)), F(-10 ** 6), F(-832)]
+    Um0 = np.array([[_units(h, P) for h in his]], dtype=object)
+    ur0 = np.array([[0, _units(F(1), P), 0, 0, 0]], dtype=object)  # radius 1 on the second
+    far = np.array([[True, True, True, False, True]])
+    out = _far_start(Um0, ur0, far, P)
+    mpmath.mp.prec = 300
+    for j, h in [(0, his[0]), (1, his[1]), (4, his[4])]:
+        hi = F(_units(h, P) + int(ur0[0, j]), 2 ** P)
+        true = mpmath.exp(mpmath.mpf(hi.numerator) / hi.denominator) * mpmath.mpf(2) ** P
+        assert out[0, j] >= true and out[0, j] <= true * (1 + mpmath.mpf(2) ** -40), j
+    # e^{-(P + 1081)}·2^P < 2^-1074: the smallest subnormal (either branch gives it)
+    assert out[0, 2] == np.nextafter(0.0, 1.0)
+    assert out[0, 3] == 0.0  # not far
+    deep = _far_start(np.array([[_units(F(-10 ** 5), P)]], dtype=object),
+                      np.array([[0]], dtype=object), np.array([[True]]), P)
+    assert deep[0, 0] == np.nextafter(0.0, 1.0)
+    # the cap: never above 10^-16 (a far entry is below e^-39 < 10^-16 anyway)
+    capped = _far_start(np.array([[_units(F(0), P)]], dtype=object),
+                        np.array([[0]], dtype=object), np.array([[True]]), P)
+    assert 1e-16 <= capped[0, 0] <= np.nextafter(1e-16, 1.0)
