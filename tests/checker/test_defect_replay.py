@@ -521,3 +521,32 @@ def test_a_centre_off_the_scale_widens_the_remainder_by_its_radius(cert, monkeyp
     assert where == "integration.replay[1]" and radius > 0 and plain[where][0] == 0
     # δ is at least one unit 2^−P (rounded up, further guard bits aside); ‖S‖∞ ≥ 1/2
     assert e - plain[where][1] >= F(1, 2 ** (P + 1)), (e, plain[where][1])
+
+
+def test_too_few_stored_guard_bits_are_retried_at_retry_guard(cert, monkeypatch):
+    """The stored guard bits are a hint (Lemma C20, item 1): where the checker's jets at
+    P + g are too wide for the stored sets (here: their radii inflated 10^30-fold below
+    P + RETRY_GUARD), every item is derived again at P + RETRY_GUARD and the step passes;
+    inflated at every precision, the certificate is rejected at its first step."""
+    from certified.checker import defect
+    from certified.checker.balls import scale
+
+    P = int(cert["integration"]["bits"]) + 64
+    real = defect._polynomial
+    seen = []
+
+    def wide_below_retry(jets, h):
+        seen.append(scale())
+        Phat, rad = real(jets, h)
+        return Phat, (rad * 1e30 if scale() < P + defect.RETRY_GUARD else rad)
+
+    monkeypatch.setattr(defect, "_polynomial", wide_below_retry)
+    rep = check_certificate(copy.deepcopy(cert))
+    assert rep.valid, rep.message
+    n = len(cert["integration"]["replay"]["records"])
+    assert seen.count(P + defect.RETRY_GUARD) == n  # one retry a step, passing first time
+    assert all(g < defect.RETRY_GUARD for g in
+               (int(r["guard_bits"]) for r in cert["integration"]["replay"]["records"]))
+
+    monkeypatch.setattr(defect, "_polynomial", lambda j, h: (real(j, h)[0], real(j, h)[1] * 1e30))
+    assert _failure(copy.deepcopy(cert)).startswith("integration.replay[0]")
