@@ -25,7 +25,7 @@ from fractions import Fraction
 import mpmath.libmp as L
 import numpy as np
 
-from .balls import Ball, scale, scaled
+from .balls import Ball, BallError, scale, scaled
 from .dynamics import Field, Jets, zero_diagonal
 from .errors import CheckFailure
 from .fballs import FB, FC, bilinear, ccontract, exp_bounds, fconst, finterval, from_balls, \
@@ -419,6 +419,6 @@ def check_defect_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, rec
     for g, arcs in tries[:-1]:
         try:
             return attempt(g, arcs)
-        except CheckFailure:
+        except (CheckFailure, BallError):  # the last try's failure is the report
             pass
     return attempt(*tries[-1])

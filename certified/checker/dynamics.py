@@ -383,7 +383,10 @@ class Field:
                 # the score's rate at every order, although |E_k| ≤ e^{U_0}·M_k, far below
                 # a unit (Lemma C15, the majorant of far columns)
                 if k > 0:
-                    ub = _int_balls(Um[k], Ur[k], P_, R)
+                    try:
+                        ub = _int_balls(Um[k], Ur[k], P_, R)
+                    except OverflowError:  # a coefficient beyond binary64: no majorant
+                        raise _FarOverflow from None
                     Ubar[k] = up(np.abs(ub.m) + ub.r, 1)
                     wk = np.arange(1, k + 1, dtype=np.float64).reshape(k, 1, 1)
                     Fm[k] = up((wk * Ubar[1:k + 1] * Fm[k - 1::-1]).sum(axis=0) / k, k + 3)

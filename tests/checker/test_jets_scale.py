@@ -140,3 +140,24 @@ def test_far_start_bounds_exp_times_the_scale():
     capped = _far_start(np.array([[_units(F(0), P)]], dtype=object),
                         np.array([[0]], dtype=object), np.array([[True]]), P)
     assert 1e-16 <= capped[0, 0] <= np.nextafter(1e-16, 1.0)
+
+
+def test_a_majorant_beyond_binary64_falls_back_to_the_plain_recurrences():
+    """At scale 1000 (exact integer radii) and order 120, a far column's score coefficient
+    leaves binary64's range: the majorant cannot be formed, and jets() computes the plain
+    recurrences instead of stopping with an OverflowError (found by an independent review)."""
+    from certified.checker.balls import ExactRadii, scaled
+    from certified.checker.dynamics import Field, _FarOverflow
+
+    X0 = [[F(-243, 128)], [F(-51, 128)], [F(38, 128)], [F(115, 128)], [F(250, 128)]]
+    with scaled(1000):
+        Z0 = np.array([[const(x) for x in row] for row in X0], dtype=object)
+        field = Field(F(1), [[F(3)]], 5, "z")
+        import pytest
+        with pytest.raises(_FarOverflow):
+            field._jets(Z0, F(3), 120, ExactRadii())
+        got = field.jets(Z0, F(3), 120).all_exact()
+        plain = field._jets(Z0, F(3), 120, ExactRadii(), majorant=False).all_exact()
+        assert len(got) == 121
+        assert [(x.m, x.r) for c in got for x in c.flat] == \
+            [(x.m, x.r) for c in plain for x in c.flat]
