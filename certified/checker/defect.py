@@ -387,7 +387,8 @@ def check_defect_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, rec
     # this fraction of the narrowest stored radius, as in a Picard step's replay.
     tol = TOL_FRACTION * float(min(b - a_ for a_, b in out.rq)) / 2
 
-    def attempt(g: int, arcs: int) -> LohnerSet:
+    def polynomial(g: int) -> tuple:
+        """Items 1–2 at P + g bits: the jets, p̂, â and the centre's value; the disk."""
         with scaled(scale() + g):  # the jets and their exact parts at P + g bits
             jets = field.jets(_high(S.c, g).reshape(n, d), t0, K, h, tol)
             if jets.order != K:
@@ -399,12 +400,17 @@ def check_defect_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, rec
         a_hat = nx(rad_all[1:] * ks)  # (k + 1)·h^{k+1} rad Z_{k+1}, k = 0 … K − 1
         poly = _Poly(Phat, h)
         _disk(field, poly, t0, h, rho, where)
+        return Phat, a_hat, poly, (acc, tail)
+
+    def attempt(data: tuple, arcs: int) -> LohnerSet:
+        """Items 3–5 with ``arcs`` arcs on the circle, and the Lohner update."""
+        Phat, a_hat, poly, centre = data
         M = _circle(field, poly, t0, h, rho, where, arcs)
         e, Slin = _pieces(field, Phat, a_hat, M, t0, h, rho, m, R, r0, where)
         if dc:  # + ‖S‖∞·|c − p₀| (row sums of |S| rounded up)
             e += Fraction(float(np.max(up(Slin.mag().sum(axis=1), N)))) * Fraction(delta)
         return _lohner_check(S, rs, e0, None, h, np.ones(N), e, Slin, out, where,
-                             centre=(acc, tail))
+                             centre=centre)
     # The circle's bound M enters the remainder e, which is most of a set's radius when
     # the tokens start exact: where the stored set is too tight for the checker's M from
     # ARCS arcs, the step is checked again with 4 × ARCS (a tighter M; measured: 24 arcs
@@ -412,13 +418,21 @@ def check_defect_step(field: Field, S: LohnerSet, t0: Fraction, h: Fraction, rec
     # are the producer's (a hint): the checker's fixed-point jets lose more to columns
     # whose exponential is far below 1 than Arb's floating balls do, so where the stored
     # bits do not suffice it tries again with at least RETRY_GUARD (any precision is
-    # rigorous; only the work grows).
-    tries = [(guard, ARCS), (guard, 4 * ARCS)]
-    if guard < RETRY_GUARD:
-        tries += [(RETRY_GUARD, ARCS), (RETRY_GUARD, 4 * ARCS)]
-    for g, arcs in tries[:-1]:
+    # rigorous; only the work grows). The jets and the disk are derived once per number
+    # of guard bits; the last try's failure is the report.
+    guards = [guard] + ([RETRY_GUARD] if guard < RETRY_GUARD else [])
+    for g in guards:
+        last = g == guards[-1]
         try:
-            return attempt(g, arcs)
-        except (CheckFailure, BallError):  # the last try's failure is the report
-            pass
-    return attempt(*tries[-1])
+            data = polynomial(g)
+        except (CheckFailure, BallError):
+            if last:
+                raise
+            continue
+        for arcs in (ARCS, 4 * ARCS):
+            try:
+                return attempt(data, arcs)
+            except (CheckFailure, BallError):
+                if last and arcs == 4 * ARCS:
+                    raise
+    raise AssertionError("unreachable: the last try returns or raises")
