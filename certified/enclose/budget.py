@@ -7,8 +7,8 @@ a run of n tokens in dimension d needs at least
 
     n² · (d + 1) · (order + 1) · (48 + 8·⌈bits/64⌉)  bytes,
 
-and every other array is smaller (discrete time iterates the layer map, no jets: order 0). An instance whose need exceeds half the machine's
-physical memory is refused (:class:`~certified.errors.InputError`, exit 2), naming the
+and every other array is smaller (discrete time iterates the layer map, no jets: order
+0). An instance whose need exceeds half the machine's physical memory is refused (:class:`~certified.errors.InputError`, exit 2), naming the
 field and the largest n that fits, instead of failing later in an allocation.
 """
 
@@ -17,8 +17,9 @@ from __future__ import annotations
 import os
 
 from certified.errors import InputError
+from certified.exact.instance import Discrete, Instance
 
-__all__ = ["check_fits", "physical_memory", "run_bytes"]
+__all__ = ["check_fits", "check_instance_fits", "physical_memory", "run_bytes"]
 
 
 def physical_memory() -> int:
@@ -54,3 +55,10 @@ def check_fits(n: int, d: int, order: int, bits: int) -> None:
                      f"the attention jets (order {order}, {bits} bits), over half of this "
                      f"machine's {_gib(physical_memory())}",
                      f"at most {n_max} tokens at this precision and dimension")
+
+
+def check_instance_fits(instance: Instance, order: int, bits: int) -> None:
+    """:func:`check_fits` for a run of ``instance`` at this Taylor order and precision;
+    the layer map of discrete time has no Taylor jets (order 0)."""
+    check_fits(instance.n, instance.d, 0 if isinstance(instance.time, Discrete) else order,
+               bits)

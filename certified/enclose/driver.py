@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from certified.enclose.arith import get_backend
 from certified.enclose.arith.base import Backend
-from certified.enclose.budget import check_fits
+from certified.enclose.budget import check_instance_fits
 from certified.enclose.deadline import StepBudget, WallClockCap, wall_clock_cap
 from certified.enclose.deadline import check as check_deadline
 from certified.enclose.defect_step import DefectRejected, DefectStepper
@@ -446,9 +446,7 @@ def enclose_trajectory(instance: Instance, t_final: Fraction | int | str, *,
     check_max_steps(max_steps)
     prec = precision if precision is not None else \
         Precision.build(digits, bits=bits, order=order, max_bits=max_bits)
-    # before any work; the layer map of discrete time has no Taylor jets (order 0)
-    check_fits(instance.n, instance.d,
-               0 if isinstance(instance.time, Discrete) else prec.order, prec.start_bits)
+    check_instance_fits(instance, prec.order, prec.start_bits)  # before any work
     bk = get_backend(backend)
     hm = Fraction(h_max) if h_max is not None else Fraction(1, 4)
     t0 = _time.perf_counter()

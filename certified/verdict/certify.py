@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from certified.enclose.arith import get_backend
-from certified.enclose.budget import check_fits
+from certified.enclose.budget import check_instance_fits
 from certified.enclose.deadline import wall_clock_cap
 from certified.enclose.driver import Trajectory, check_max_steps
 from certified.enclose.lohner_set import LohnerSet
@@ -248,9 +248,7 @@ def certify(instance: Instance, theorem: str = "auto", *, digits: int = 30,
                          "an instance without 'variant' (simulate the variant instead)")
     prec = precision if precision is not None else Precision.build(digits, max_bits=max_bits)
     digits = prec.digits
-    # before classify's work; the layer map of discrete time has no Taylor jets (order 0)
-    check_fits(instance.n, instance.d,
-               0 if isinstance(instance.time, Discrete) else prec.order, prec.start_bits)
+    check_instance_fits(instance, prec.order, prec.start_bits)  # before classify's work
     report = classify(instance)
     thm = _auto_theorem(instance, report) if theorem == "auto" else theorem
     hyp = report.theorems[thm].hypotheses_hold
