@@ -12,6 +12,18 @@ from certified import Instance
 from certified.checker.balls import const, set_scale
 
 
+def _producer_jets(inst: Instance, X0: list, t0: F, K: int, backend: str, bits: int) -> list:
+    """The producer's jets Z_0 … Z_K at X0, as exact end points per coefficient (the
+    mpmath backend at many bits is the reference; flint the producer's own arithmetic)."""
+    from certified.enclose.arith import get_backend
+    from certified.enclose.field import AttentionField
+
+    bk = get_backend(backend)
+    with bk.workprec(bits):
+        Z = AttentionField(inst, bk, "z").jets(bk.array(X0), t0, K)
+        return [[bk.bounds(x) for x in c.flat] for c in Z]
+
+
 def test_jets_at_saturated_scores_keep_their_radii():
     """Where the scores are large (here ≈ 4000: Section 12.1's instance 21 near t = 3.2,
     V = I, QᵀK not symmetric), the shift column U_il = s_il − s_il is exactly 0 in both
@@ -21,8 +33,6 @@ def test_jets_at_saturated_scores_keep_their_radii():
     there. Both enclose the 600-bit mpmath reference, and both radii now grow by at most
     40 an order (measured: ≈ 30, the interval Jacobian's absolute size; 2000 before)."""
     from certified.checker.dynamics import Field
-    from certified.enclose.arith import get_backend
-    from certified.enclose.field import AttentionField
     from certified.studies.explore import family_instance
 
     base = family_instance("section-12.1", 21, n=3, d=2, seed=0)
@@ -30,14 +40,8 @@ def test_jets_at_saturated_scores_keep_their_radii():
           [F("-0.6141734"), F("2.60781711")]]
     inst = Instance.create(V=base.V, Q=base.Q, K=base.K, X0=X0)
     t0, K = F(16, 5), 30
-    ref_bk = get_backend("mpmath")
-    with ref_bk.workprec(600):
-        ref = AttentionField(inst, ref_bk, "z").jets(ref_bk.array(X0), t0, K)
-        refq = [[ref_bk.bounds(x) for x in c.flat] for c in ref]
-    bk = get_backend("flint")
-    with bk.workprec(140):
-        prod = AttentionField(inst, bk, "z").jets(bk.array(X0), t0, K)
-        prodq = [[bk.bounds(x) for x in c.flat] for c in prod]
+    refq = _producer_jets(inst, X0, t0, K, "mpmath", 600)
+    prodq = _producer_jets(inst, X0, t0, K, "flint", 140)
     set_scale(180)
     Z0 = np.array([[const(x) for x in row] for row in X0], dtype=object)
     chk = Field(F(1), [list(r) for r in inst.B], 3, "z").jets(Z0, t0, K).all_exact()
@@ -58,16 +62,11 @@ def test_far_columns_are_bounded_by_their_majorant():
     at least 10^10 times smaller (measured: 10^13)."""
     from certified.checker.balls import ExactRadii
     from certified.checker.dynamics import Field
-    from certified.enclose.arith import get_backend
-    from certified.enclose.field import AttentionField
 
     X0 = [[F(-243, 128)], [F(-51, 128)], [F(38, 128)], [F(115, 128)], [F(250, 128)]]
     inst = Instance.create(V=[[1]], Q=[[1], [1]], K=[[1], [2]], X0=X0)
     t0, K = F(3, 2), 70
-    ref_bk = get_backend("mpmath")
-    with ref_bk.workprec(700):
-        ref = AttentionField(inst, ref_bk, "z").jets(ref_bk.array(X0), t0, K)
-        refq = [[ref_bk.bounds(x) for x in c.flat] for c in ref]
+    refq = _producer_jets(inst, X0, t0, K, "mpmath", 700)
     set_scale(232)
     Z0 = np.array([[const(x) for x in row] for row in X0], dtype=object)
     field = Field(F(1), [[F(3)]], 5, "z")
