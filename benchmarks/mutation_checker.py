@@ -5,7 +5,8 @@
                                           [--workdir /tmp/mutation-checker]
     python benchmarks/mutation_checker.py --defect [--jobs 2]   # the defect step's replay
 
-Copies the working tree (certified/, tests/checker/) to WORKDIR, writes mutmut's
+Copies the working tree (certified/, tests/checker/ and any other test file named by
+--tests) to WORKDIR, writes mutmut's
 configuration there ([mutmut] in setup.cfg: the modules to mutate, the test selection
 tests/checker/test_claims_fast.py + test_issue_edits.py), runs ``mutmut run`` and prints the
 score per module and every surviving mutant; WORKDIR/survivors.diff has each survivor's
@@ -89,6 +90,9 @@ def main() -> int:
     ap.add_argument("--tests", nargs="*", default=None,
                     help="the pytest selection instead of the fast claim tests, e.g. "
                          "tests/checker/test_defect_replay.py with --modules defect --all")
+    ap.add_argument("--keyword", default=None,
+                    help="a pytest -k expression for --tests (e.g. 'not allowlist': the import "
+                         "allowlist test fails under mutmut's trampolines by construction)")
     ap.add_argument("--defect", action="store_true",
                     help="the defect replay's selection (DEFECT_FUNCTIONS, DEFECT_TESTS)")
     args = ap.parse_args()
@@ -106,6 +110,15 @@ def main() -> int:
     shutil.copytree(ROOT / "tests" / "checker", work / "tests" / "checker",
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "examples", work / "examples")
+    # a selected test outside tests/checker/ (e.g. tests/test_fballs.py) is copied too, with
+    # the suite's shared conftest.py
+    for name in (args.tests or []):
+        path = Path(name.split("::")[0])
+        if path.suffix == ".py" and path.parts[:2] != ("tests", "checker"):
+            (work / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / path, work / path)
+            if (ROOT / "tests" / "conftest.py").exists():
+                shutil.copy(ROOT / "tests" / "conftest.py", work / "tests" / "conftest.py")
     paths = [f"certified/checker/{m}.py" for m in args.modules]
     if "replay" in args.modules:
         paths = [p for p in paths if not p.endswith("replay.py")]
@@ -116,7 +129,8 @@ def main() -> int:
            "also_copy =\n    tests\n    examples",
            "pytest_add_cli_args =\n    -p\n    no:cacheprovider\n    -p\n    no:xdist\n    -q",
            "pytest_add_cli_args_test_selection =\n    " + "\n    ".join(
-               TESTS + SELECT if args.tests is None else args.tests),
+               TESTS + SELECT if args.tests is None else
+               args.tests + (["-k", args.keyword] if args.keyword else [])),
            ""]
     (work / "setup.cfg").write_text("\n".join(cfg))
     env = dict(os.environ, PYTHONPATH=str(work / "mutants"))

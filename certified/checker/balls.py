@@ -1,4 +1,4 @@
-"""The checker's exact arithmetic: fixed-point balls on Python integers, mpmath for exp.
+"""The checker's exact arithmetic: fixed-point balls on Python integers.
 
 Contract
 --------
@@ -6,15 +6,16 @@ A :class:`Ball` ``(m, r)`` stands for the closed interval [(m − r)·2^−P, (m
 with Python integers m and r ≥ 0 and the module-wide scale P (:func:`scale`). Every
 operation returns a ball that contains the exact result for every pair of points of its
 arguments. Additions are exact; products and quotients are rounded by one explicit
-floor/ceil on integers (proofs in ``proofs_notes/checker.md``, Lemma C1); exp calls
-mpmath's ``libmp`` with directed rounding (``round_floor`` / ``round_ceiling``) on exactly
-converted endpoints. These balls carry what must be known to the certificate's
+floor/ceil on integers (proofs in ``proofs_notes/checker.md``, Lemma C1); exp bounds the
+exponentials of the two end points by series on integers (:mod:`.elementary`, Lemma C1e).
+These balls carry what must be known to the certificate's
 precision (the centre's low Taylor orders, the lemma data); boxes that need only a few
 digits of their own size are the binary64 balls of :mod:`.fballs`.
 
 This module deliberately shares no code with the integrator (which uses Arb through
 python-flint): the checker's trusted base is Python's integers, ``fractions``, and
-mpmath's directed rounding.
+mpmath's directed rounding of the four operations (correct rounding: its elementary
+functions are accurate but not directed, so exp is not taken from it).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from typing import Iterator
 
 import mpmath.libmp as L
 import numpy as np
+
+from .elementary import exp_scaled
 
 __all__ = ["EXP_ARG_MAX", "sqrt_up", "Ball", "BallError", "ExactRadii", "FloatRadii", "RadiusOverflow", "bdot",
            "scale", "scaled", "set_scale", "const", "interval", "one", "with_radii"]
@@ -206,19 +209,20 @@ class Ball:
         return NotImplemented
 
     # -- elementary functions (mpmath, directed rounding) --------------------------------
-    def _ends_mpf(self) -> tuple:
-        return L.from_man_exp(self.lo(), -_P), L.from_man_exp(self.hi(), -_P)
-
     def exp(self) -> "Ball":
         if self.hi() > EXP_ARG_MAX << _P:  # e^{2¹⁶} would be a 94,000-bit integer: no
             # quantity of a check is that large; a ball this wide is an enclosure lost
             raise BallError(f"exp of an argument up to {float(self.hi_q()):.3g} (> 2^16): "
                             "the enclosure is too wide")
-        a, b = self._ends_mpf()
-        prec = _P + 32
-        lo = _mpf_floor_scaled(L.mpf_exp(a, prec, L.round_floor))
-        hi = _mpf_ceil_scaled(L.mpf_exp(b, prec, L.round_ceiling))
-        return Ball.from_ends(lo, hi)
+        # e^{lo·2^−P} and e^{hi·2^−P} bounded on integers (Lemma C1e: mpmath's exp is
+        # accurate but not directed), each to P + 32 bits relative, then to the scale
+        G = _P + 32
+        lo, _, n_lo = exp_scaled(self.lo(), _P, G)
+        _, hi, n_hi = exp_scaled(self.hi(), _P, G)
+        return Ball.from_ends(lo >> (G - n_lo - _P) if G - n_lo - _P >= 0
+                              else lo << (n_lo + _P - G),
+                              _ceil_shift(hi, G - n_hi - _P) if G - n_hi - _P >= 0
+                              else hi << (n_hi + _P - G))
 
 
 # -- relative precision (mpmath floats, directed rounding) ----------------------------------------
@@ -244,14 +248,34 @@ def mpf_down(q: Fraction) -> tuple:
     return L.from_rational(q.numerator, q.denominator, _P, L.round_floor)
 
 
+#: Arguments of :func:`exp_up` / :func:`exp_down` beyond 2^this are bounded without a series
+_EXP_MPF_BITS = 4096
+
+
+def _exp_mpf(x: tuple, up: bool) -> tuple:
+    """e^x for a finite mpf x, bounded on integers (Lemma C1e), rounded to P bits."""
+    man, e = _signed_man_exp(x)
+    if man.bit_length() + e > _EXP_MPF_BITS:  # |x| ≥ 2^4096: no series, only a bound
+        if man > 0:
+            raise BallError("exp of an argument beyond 2^4096")
+        # x < 0: 0 ≤ e^x ≤ 2^x ≤ 2^⌈x⌉ (e > 2)
+        return L.from_man_exp(1, _ceil_shift(man, -e) if e < 0 else man << e) if up \
+            else L.fzero
+    if e >= 0:
+        man, e = man << e, 0
+    G = _P + 32
+    lo, hi, n = exp_scaled(man, -e, G)
+    return L.from_man_exp(hi if up else lo, n - G, _P, L.round_ceiling if up else L.round_floor)
+
+
 def exp_up(x: tuple) -> tuple:
     """An mpf ≥ e^x for the mpf x."""
-    return L.mpf_exp(x, _P, L.round_ceiling)
+    return _exp_mpf(x, up=True)
 
 
 def exp_down(x: tuple) -> tuple:
     """An mpf ≤ e^x for the mpf x."""
-    return L.mpf_exp(x, _P, L.round_floor)
+    return _exp_mpf(x, up=False)
 
 
 def mul_up(*xs: tuple) -> tuple:

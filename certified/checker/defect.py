@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import mpmath.libmp as L
 import numpy as np
 
 from .balls import Ball, BallError, scale, scaled
 from .dynamics import Field, Jets, zero_diagonal
+from .elementary import pi_scaled
 from .errors import CheckFailure
 from .fballs import FB, FC, bilinear, ccontract, exp_bounds, fconst, finterval, from_balls, \
     from_ends, lower, nx, up, upper
@@ -48,12 +48,9 @@ RETRY_GUARD = 384
 
 
 def _pi() -> tuple[Fraction, Fraction]:
-    """Rationals π_lo ≤ π ≤ π_hi (mpmath's directed rounding)."""
-    def q(x: tuple) -> Fraction:
-        sign, man, exp, _ = x
-        v = Fraction(man) * Fraction(2) ** exp
-        return -v if sign else v
-    return q(L.mpf_pi(80, L.round_floor)), q(L.mpf_pi(80, L.round_ceiling))
+    """Rationals π_lo ≤ π ≤ π_hi (80 bits, a series on integers: Lemma C1e)."""
+    lo, hi = pi_scaled(80)
+    return Fraction(lo, 1 << 80), Fraction(hi, 1 << 80)
 
 
 class _Poly:

@@ -31,6 +31,7 @@ import mpmath.libmp as L
 import numpy as np
 
 from .balls import Ball, BallError, scale
+from .elementary import ln2_scaled, pi_scaled
 
 __all__ = ["FB", "FC", "add_parts", "bilinear", "bilinear_parts", "ccontract", "up", "dn",
            "nx", "fconst", "finterval", "from_balls", "from_ends", "lower", "meet",
@@ -373,9 +374,10 @@ def _split(const_raw_lo: tuple, const_raw_hi: tuple, frac_bits: int
 
 
 _PREC = 200
-_LN2 = _split(L.mpf_ln2(_PREC, L.round_floor), L.mpf_ln2(_PREC, L.round_ceiling), 32)  # < 1
-_HALF_PI = _split(L.mpf_shift(L.mpf_pi(_PREC, L.round_floor), -1),
-                  L.mpf_shift(L.mpf_pi(_PREC, L.round_ceiling), -1), 31)  # in [1, 2)
+# ln 2 and π/2 from series on integers (Lemma C1e), not mpmath's constants, whose directed
+# rounding is not guaranteed like that of its arithmetic
+_LN2 = _split(*(L.from_man_exp(v, -_PREC) for v in ln2_scaled(_PREC)), 32)  # < 1
+_HALF_PI = _split(*(L.from_man_exp(v, -_PREC - 1) for v in pi_scaled(_PREC)), 31)  # in [1, 2)
 #: Taylor coefficients as floats (the polynomials of Lemma C14 are those with these
 #: coefficients; their distance to 1/j! is part of the bound).
 _EXP_C = [float(Fraction(1, factorial(j))) for j in range(18)]  # degree 17

@@ -14,7 +14,7 @@ from typing import Callable
 from .balls import Ball, const, interval, scale
 from .errors import CheckFailure
 
-__all__ = ["integrate", "Series"]
+__all__ = ["integrate", "Series", "piece_half_length", "tail_bound"]
 
 
 class Series:
@@ -61,6 +61,20 @@ class Series:
         return Series(out)
 
 
+def piece_half_length(R: Fraction, u: Fraction, b: Fraction) -> Fraction:
+    """L for the piece starting at u: 2^-j with j the bit length of ⌈8/R⌉, so that
+    R/(2(8 + R)) < L ≤ R/8 (q = L/R ≤ 1/8), and at most half of what is left of [u, b]."""
+    L = Fraction(1, 2 ** max(0, (8 / R).__ceil__().bit_length()))
+    return min(L, (b - u) / 2)
+
+
+def tail_bound(L: Fraction, M: Fraction, R: Fraction, N: int) -> Fraction:
+    """Lemma C8's bound 2LM q^{N+1}/(1 − q), q = L/R < 1, of the Taylor terms k > N of
+    ∫_{c−L}^{c+L} g when |g| ≤ M on the disk |u − c| ≤ R (Cauchy: |g_k| ≤ M/R^k)."""
+    q = L / R
+    return 2 * L * M * q ** (N + 1) / (1 - q)
+
+
 def integrate(series: Callable[[Ball, Fraction, int], Series],
               sup_bound: Callable[[Fraction, Fraction], Fraction],
               a: Fraction, b: Fraction, radius: Callable[[Fraction], Fraction],
@@ -74,23 +88,19 @@ def integrate(series: Callable[[Ball, Fraction, int], Series],
     target = Fraction(1, 2 ** (scale() - 24))
     while u < b:
         R = radius(u)
-        L = Fraction(1, 2 ** max(0, (8 / R).__ceil__().bit_length()))  # dyadic ≤ R/8
-        L = min(L, (b - u) / 2)
+        L = piece_half_length(R, u, b)
         c = u + L
         M = sup_bound(c, R)
         if M is None:
             raise CheckFailure(where, "an integrand analytic and bounded on the disk",
                                f"no bound near u = {float(c)}")
-        q = L / R
-        N, err = 4, None
-        while True:
-            err = 2 * L * M * q ** (N + 1) / (1 - q)
-            if err <= target * L or N >= 400:
-                break
+        N = 4  # the order: raised by 4 until the tail is below the target (at most 400)
+        while tail_bound(L, M, R, N) > target * L and N < 400:
             N += 4
+        err = tail_bound(L, M, R, N)
         g = series(const(c), L, N).c  # ĝ_k = g_k L^k
         piece = Ball(0, 0)
-        for k in range(0, N + 1, 2):
+        for k in range(0, N + 1, 2):  # the odd terms integrate to 0 over s ∈ [−1, 1]
             piece = piece + g[k] * const(Fraction(2, k + 1))
         piece = piece * const(L)
         total = total + piece + interval(-err, err)
