@@ -33,12 +33,8 @@ def _ceil_div(a: int, b: int) -> int:
 
 
 def _ceil_shift(a: int, s: int) -> int:
-    """⌈a/2^s⌉ for s ≥ 0, ⌈a·2^{−s}⌉ = a·2^{|s|} for s < 0."""
-    return -((-a) >> s) if s >= 0 else a << -s
-
-
-def _floor_shift(a: int, s: int) -> int:
-    return a >> s if s >= 0 else a << -s
+    """⌈a/2^s⌉ for s ≥ 0."""
+    return -((-a) >> s)
 
 
 @lru_cache(maxsize=64)
@@ -120,8 +116,8 @@ def exp_scaled(a: int, s: int, G: int) -> tuple[int, int, int]:
     if a == 0:
         return 1 << G, 1 << G, 0
     if a.bit_length() - s < -(G + 4):
-        # |x| < 2^−(G+4): 1 + x ≤ e^x ≤ 1 + x + x², and x²·2^G < 1
-        return (1 << G) + _floor_shift(a, s - G), (1 << G) + _ceil_shift(a, s - G) + 1, 0
+        # |x| < 2^−(G+4): 1 + x ≤ e^x ≤ 1 + x + x², and x²·2^G < 1 (s − G > 4 here)
+        return (1 << G) + (a >> (s - G)), (1 << G) + _ceil_shift(a, s - G) + 1, 0
     # n ≈ x/ln 2 from ln 2 to W1 bits, W1 above the bits of x: |x/ln 2 − n| < 1, |r| < 1
     W1 = max(64, a.bit_length() - s + 16)
     L0 = ln2_scaled(W1)[0]

@@ -10,7 +10,8 @@ use other instructions than the interpreter):
 * the format: 53-bit significand, exponents −1021 … 1024, radix 2, little-endian bit
   pattern of 1.0 and of −2.5;
 * round to nearest, ties to even: 1 + 2⁻⁵³ = 1, 1 + 3·2⁻⁵³ = 1 + 2⁻⁵¹, −1 − 2⁻⁵³ = −1,
-  1 − 2⁻⁵⁴ = 1, 1 + 2⁻⁵³ + 2⁻⁶⁰ > 1 (not toward zero), 1/3·3 = 1;
+  1 − 2⁻⁵⁴ = 1, 1 + 2⁻⁵³ + 2⁻⁶⁰ > 1 (not toward zero); fl(1/3) and fl(1/5), one
+  rounded down and one up, and fl(1/3)·3 = 1;
 * gradual underflow: 2⁻¹⁰²²/2 ≠ 0, (2⁻¹⁰²²/2)·2 = 2⁻¹⁰²², 2⁻¹⁰⁷⁴ > 0;
 * BLAS: a numpy matrix product equals the sequential binary64 sum on entries whose value
   is the same in every summation order but not in a lower precision (float32, TF32).
@@ -41,26 +42,16 @@ class ArithmeticUnfit(Malformed):
 def failures(one: float = 1.0, two: float = 2.0) -> list[str]:
     """The failed properties (empty when all hold)."""
     bad = []
-    fi = sys.float_info
-    if (fi.mant_dig, fi.min_exp, fi.max_exp, fi.radix) != (53, -1021, 1024, 2) or \
-            struct.pack("<d", one) != b"\x00\x00\x00\x00\x00\x00\xf0?" or \
-            struct.pack("<d", -2.5 * one) != b"\x00\x00\x00\x00\x00\x00\x04\xc0":
+    if not format_is_binary64(one, sys.float_info, struct.pack):
         bad.append("binary64 format")
-    u = one / two ** 53  # 2^-53, half an ulp of 1
-    for name, ops in (("python", lambda a, b: a + b), ("numpy", _np_add)):
-        if not (ops(one, u) == one and ops(one, 3 * u) == one + 4 * u
-                and ops(-one, -u) == -one and ops(one, -u / 2) == one
-                and ops(one, u + u / 128) > one
-                and ops(one, -(u + u / 128)) < one):
+    for name, add in (("python", _py_add), ("numpy", _np_add)):
+        if not addition_rounds_to_nearest(add, one, two):
             bad.append(f"round to nearest ({name} addition)")
-    third = one / (3 * one)
-    if third * 3 != one or float(np.float64(one) / np.float64(3 * one)) != third:
+    if not (division_rounds_to_nearest(_py_div, _py_mul, one)
+            and division_rounds_to_nearest(_np_div, _np_mul, one)):
         bad.append("round to nearest (division)")
-    tiny = two ** -1022 * one
-    half = tiny / two
-    arr = np.array([tiny, tiny], dtype=np.float64) / np.float64(two)
-    if half == 0 or half * two != tiny or (two ** -1074) * one <= 0 \
-            or arr[0] == 0 or float(arr[1] * two) != tiny:
+    if not (underflow_is_gradual(_py_div, _py_mul, one, two)
+            and underflow_is_gradual(_np_div, _np_mul, one, two)):
         bad.append("gradual underflow (2^-1022/2 must not be 0)")
     if not _blas_is_binary64(one, two):
         bad.append("BLAS products in binary64 (a matrix product differs from the "
@@ -68,7 +59,66 @@ def failures(one: float = 1.0, two: float = 2.0) -> list[str]:
     return bad
 
 
-def _blas_is_binary64(one: float, two: float) -> bool:
+# -- the properties, each given the operations it tests (the tests hand them an emulated
+#    arithmetic rounding toward zero, upward, to float32, or flushing subnormals) ---------
+
+def format_is_binary64(one: float, info, pack) -> bool:
+    """53-bit significand, exponents −1021 … 1024, radix 2, and the little-endian bit
+    patterns of 1.0 and −2.5."""
+    return ((info.mant_dig, info.min_exp, info.max_exp, info.radix) == (53, -1021, 1024, 2)
+            and pack("<d", one) == b"\x00\x00\x00\x00\x00\x00\xf0?"
+            and pack("<d", -2.5 * one) == b"\x00\x00\x00\x00\x00\x00\x04\xc0")
+
+
+def addition_rounds_to_nearest(add, one: float, two: float) -> bool:
+    """Ties to even and no directed rounding: with u = 2⁻⁵³ (half an ulp of 1),
+    1 + u = 1, 1 + 3u = 1 + 4u, −1 − u = −1, 1 − u/2 = 1, and 1 ± (u + u/128) ≠ 1 (the
+    nearest, not toward zero)."""
+    u = one / two ** 53
+    return (add(one, u) == one and add(one, 3 * u) == one + 4 * u
+            and add(-one, -u) == -one and add(one, -u / 2) == one
+            and add(one, u + u / 128) > one
+            and add(one, -(u + u / 128)) < one)
+
+
+def division_rounds_to_nearest(div, mul, one: float) -> bool:
+    """fl(1/3) = 6004799503160661·2⁻⁵⁴ (2⁵⁴/3 = …661.33: rounded down) and fl(1/5) =
+    7205759403792794·2⁻⁵⁵ (2⁵⁵/5 = …793.6: rounded up), so upward, downward and
+    toward-zero division each miss one of them; and fl(fl(1/3)·3) = 1."""
+    third, fifth = div(one, 3 * one), div(one, 5 * one)
+    return (third == 6004799503160661 * (one / 2 ** 54)
+            and fifth == 7205759403792794 * (one / 2 ** 55)
+            and mul(third, 3 * one) == one)
+
+
+def underflow_is_gradual(div, mul, one: float, two: float) -> bool:
+    """2⁻¹⁰²²/2 is the subnormal 2⁻¹⁰²³ (not 0) and doubles back to 2⁻¹⁰²²; 2⁻¹⁰⁷⁴ > 0."""
+    tiny = mul(two ** -1022, one)
+    half = div(tiny, two)
+    return half != 0 and mul(half, two) == tiny and mul(two ** -1074, one) > 0
+
+
+def _py_add(a: float, b: float) -> float:
+    return a + b
+
+
+def _py_mul(a: float, b: float) -> float:
+    return a * b
+
+
+def _py_div(a: float, b: float) -> float:
+    return a / b
+
+
+def _np_mul(a: float, b: float) -> float:
+    return float((np.array([a, a], dtype=np.float64) * np.float64(b))[1])
+
+
+def _np_div(a: float, b: float) -> float:
+    return float((np.array([a, a], dtype=np.float64) / np.float64(b))[1])
+
+
+def _blas_is_binary64(one: float, two: float, matmul=None) -> bool:
     """A matrix product (BLAS dgemm/dgemv through numpy) against the sequential sum in
     Python floats, on sums whose binary64 value is the same in every order but which a
     product or an accumulation in lower precision (float32, TF32, bf16) gets wrong:
@@ -79,7 +129,7 @@ def _blas_is_binary64(one: float, two: float) -> bool:
     try:
         A = np.array([[one + e, 0.0, 0.0], [one, f, f], [f, one, f]], dtype=np.float64)
         B = np.array([[one + e, one], [one, one], [one, one]], dtype=np.float64)
-        got = A @ B
+        got = (matmul or np.matmul)(A, B)
         if got.shape != (3, 2):
             return False
     except (ValueError, TypeError, IndexError, AttributeError):  # not a binary64 product

@@ -514,3 +514,137 @@ class TestFloatRadii:
             R, X = B.FloatRadii(), B.ExactRadii()
             assert float(R.absolute(np.array([2.0 ** 10]), 300)[0]) == 2.0 ** (10 + 100 - 300)
             assert float(X.absolute(np.array([1 << 10], dtype=object), 300)[0]) == 2.0 ** -290
+
+
+# -- targeted cases (from mutation testing: each fails if the rule it names changes) -----
+
+def test_contains_needs_both_ends():
+    a = Ball(10, 5)                       # [5, 15]
+    assert not a.contains(Ball(14, 3))    # [11, 17]: the upper end is outside
+    assert not a.contains(Ball(6, 3))     # [3, 9]: the lower end is outside
+    assert not a.contains_interior(Ball(8, 3))  # [5, 11]: touches the lower end
+
+
+def test_a_product_off_the_scale_by_one_bit_is_rounded():
+    # m1·m2 = 2^P + 1: the scaled value 1 + 2^-P is not a multiple of the unit, so the
+    # floor of the midpoint must be paid for with a radius unit
+    with scaled(P0):
+        p = Ball((1 << P0) + 1, 0) * Ball(1, 0)
+        assert contains_q(p, F((1 << P0) + 1, 1 << (2 * P0)))
+        assert p.r == 1
+        q = Ball(1 << P0, 0) * Ball(3 << P0, 0)  # exactly 3 at the scale: no rounding unit
+        assert (q.m, q.r) == (3 << P0, 0)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (lambda: Ball(0, 0).recip(), "a divisor ball contains 0"),
+    (lambda: Ball(-1, 0).sqrt(), "square root of a ball reaching below 0"),
+    (lambda: Ball(0, 1).intersect(Ball(10, 1)), "disjoint enclosures of one quantity"),
+    (lambda: B._signed_man_exp(L.finf), "mpmath returned a non-finite value"),
+])
+def test_ball_errors_say_what_failed(bad, message):
+    with scaled(P0), pytest.raises(BallError) as err:
+        bad()
+    assert str(err.value) == message
+
+
+def test_exp_beyond_the_argument_limit_says_so():
+    with scaled(P0), pytest.raises(BallError) as err:
+        const(F(B.EXP_ARG_MAX + 1)).exp()
+    assert str(err.value) == "exp of an argument up to 6.55e+04 (> 2^16): the enclosure is too wide"
+
+
+@given(rationals(-10 ** 9, -1), rationals(-10 ** 9, 10 ** 9))
+def test_directed_helpers_on_negative_values(p, q):
+    # mpmath's default rounding is toward zero, which is the floor only for positive values
+    with scaled(P0):
+        assert _q(B.mpf_down(p)) <= p <= _q(B.mpf_up(p))
+        a, b = B.mpf_down(p), B.mpf_up(q)
+        s = _q(a) + _q(b)
+        assert _q(B.add_down(a, b)) <= s <= _q(B.add_up(a, b))
+
+
+def test_directed_results_are_rounded_to_the_scale():
+    # P significant bits: an exact product or sum of two P-bit numbers would have more
+    with scaled(40):
+        a, b = B.mpf_up(F(1, 3)), B.mpf_up(F(1, 7))
+        for r in (B.mul_up(a, b), B.mul_down(a, b), B.add_up(a, L.from_man_exp(1, -200)),
+                  B.add_down(a, L.from_man_exp(1, -200)), B.div_up(a, b), B.div_down(a, b)):
+            assert r[3] <= 40
+
+
+def test_exact_radii_sum_along_an_axis():
+    X = B.ExactRadii()
+    a = np.array([[1, 2], [3, 4]], dtype=object)
+    assert list(X.sum(a, 0)) == [4, 6] and list(X.sum(a, 1)) == [3, 7]
+    R = B.FloatRadii()
+    f = np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert list(R.sum(f, 0)) == list(B._up(np.array([4.0, 6.0]), 2))
+    assert list(R.sum(f, 1)) == list(B._up(np.array([3.0, 7.0]), 2))
+
+
+class TestLemmaC1fConstants:
+    """The inflations of Lemma C1f, value for value: one rounding of a sum or a product,
+    L + 2 for a dot product of length L, ⌈·⌉ + 1 for a rescaling, the σ-unit margins."""
+
+    def test_up(self):
+        for x, d in ((1.0, 0), (3.0, 1), (2.0 ** -500, 7)):
+            assert B._up(np.array([x]), d)[0] == x * (1.0 + (d + 2) * 2.0 ** -51)
+        # at least one rounding to nearest of each of d steps: (1 + 2^-53)^d < 1 + (d+2)2^-51
+        assert B._up(np.array([1.0]), 0)[0] > 1.0 + 2.0 ** -51
+
+    def test_operations(self):
+        with scaled(64):
+            R = B.FloatRadii()  # σ = 0
+            a, b = np.array([3.0, 5.0]), np.array([7.0, 11.0])
+            assert list(R.add(a, b)) == list(B._up(a + b, 1))
+            assert R.dot(a, b) == B._up(np.array(a.dot(b)), 2 + 2)
+            A = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+            assert list(R.dot(A, np.array([1.0, 1.0, 1.0]))) == list(B._up(A.sum(axis=1), 3 + 2))
+            col = np.array([[1.0], [2.0], [3.0]])
+            row = np.array([[1.0, 10.0]])
+            assert R.prod_sum(col, row).tolist() == B._up((col * row).sum(axis=0), 3 + 2).tolist()
+            assert list(R.mul_int(a, np.array([2, 3], dtype=object))) == list(
+                B._up(np.array([6.0, 15.0]), 2))
+            assert list(R.shift_up(np.array([10.0]), 2)) == list(B._up(np.array([4.0]), 1))
+            assert list(R.div_up(np.array([10.0]), 3)) == list(
+                B._up(np.ceil(B._up(np.array([10.0 / 3.0]), 1)) + 1.0, 1))
+            assert list(R.mag(np.array([5, -7], dtype=object))) == list(
+                B._up(np.array([5.0, 7.0]), 1))
+            assert list(R.to_ints(np.array([2.5, 3.0]))) == [3, 4]
+        with scaled(300):
+            R = B.FloatRadii()  # σ = 100: the unit margins
+            x = np.array([2.0 ** 40])
+            assert list(R.shift_up(x, 150)) == list(
+                B._up(np.ldexp(x, -50) + (2 + 2.0 ** -20) * 2.0 ** -100, 1))
+            assert list(R.div_up(x, 3)) == list(
+                B._up(B._up(x / 3.0, 1) + 2 * 2.0 ** -100, 1))
+
+    def test_overflow_messages(self):
+        with scaled(64):
+            R = B.FloatRadii()
+            for call, msg in ((lambda: R.to_ints(np.array([np.inf])), "a radius bound beyond binary64"),
+                              (lambda: R.check(np.array([np.nan])), "a radius bound beyond binary64"),
+                              (lambda: R.mag(np.array([1 << 1100], dtype=object)),
+                               "a midpoint beyond binary64")):
+                with pytest.raises(B.RadiusOverflow) as err:
+                    call()
+                assert str(err.value) == msg
+
+
+def test_ball_products_on_integer_arrays():
+    # ExactRadii.ball_dot / ball_conv: the midpoints summed exactly and floored, the
+    # radius terms |a|s + r|b| + rs summed and rounded up with one unit (Lemma C1)
+    with scaled(8):
+        X = B.ExactRadii()
+        am = np.array([[300, -5]], dtype=object)
+        ar = np.array([[2, 1]], dtype=object)
+        bm = np.array([[7], [600]], dtype=object)
+        br = np.array([[0], [3]], dtype=object)
+        m, r = X.ball_dot(am, abs(am), ar, bm, abs(bm), br)
+        assert m[0, 0] == (300 * 7 - 5 * 600) >> 8
+        rad = 300 * 0 + 2 * 7 + 2 * 0 + 5 * 3 + 1 * 600 + 1 * 3
+        assert r[0, 0] == -((-rad) >> 8) + 1
+        cm, cr = X.ball_conv(am.T, abs(am.T), ar.T, bm, abs(bm), br)
+        assert list(cm) == [(300 * 7 - 5 * 600) >> 8]
+        assert list(cr) == [-((-rad) >> 8) + 1]

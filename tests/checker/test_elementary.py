@@ -147,3 +147,81 @@ def test_split_constants_enclose_and_c1_is_short(which):
         assert 0 <= true - mpmath.mpf(c1) < mpmath.mpf(2) ** -bits
     assert F(c1) * 2 ** bits == int(F(c1) * 2 ** bits)  # C1 has `bits` bits after the point
     assert (c1, lo, hi) == (fballs._LN2 if which == "ln2" else fballs._HALF_PI)
+
+
+# -- the helpers directly (the public functions cache their constants, and a cached value
+#    computed before a change would hide it) ---------------------------------------------
+
+@pytest.mark.parametrize("W", [1, 7, 80, 333])
+def test_uncached_constants(W):
+    from certified.checker import elementary as E
+    with mpmath.workprec(WIDE):
+        lo, hi = E.ln2_scaled.__wrapped__(W)
+        assert lo <= mpmath.ln2 * 2 ** W <= hi and hi - lo <= 3
+        lo, hi = E.pi_scaled.__wrapped__(W)
+        assert lo <= mpmath.pi * 2 ** W <= hi and hi - lo <= 3
+
+
+@pytest.mark.parametrize("m, S", [(5, 1), (5, 40), (239, 10), (239, 300), (2, 64), (7, 5)])
+def test_atan_of_a_reciprocal(m, S):
+    from certified.checker.elementary import _atan_inv
+    lo, hi = _atan_inv(m, S)
+    with mpmath.workprec(WIDE):
+        v = mpmath.atan(mpmath.mpf(1) / m) * 2 ** S
+        assert lo <= v <= hi
+        # each term is rounded once each way, and ±1 for the tail: a few units
+        assert hi - lo <= 2 * (S // 2 + 2) + 2
+
+
+@pytest.mark.parametrize("up", [False, True])
+@given(st.integers(0, 2 ** 60 - 1), st.sampled_from([8, 24, 100]))
+def test_exp_on_the_unit_interval_and_its_reciprocal(up, R, G):
+    # e^r, 0 ≤ r < 1, in the direction asked; its error is the Taylor sum's (≤ G/8 + 2
+    # units) doubled by each of the 8 squarings: ≤ 2^9·G units (the caller works 24 bits
+    # finer); e^{-r} through the reciprocal, in the same direction
+    from certified.checker.elementary import _exp_reduced, _exp_unit
+    T = 60
+    with mpmath.workprec(WIDE):
+        r = mpmath.mpf(R) / mpmath.mpf(2) ** T
+        got = _exp_unit(R, T, G, up)
+        v = mpmath.exp(r) * 2 ** G
+        assert (got >= v) if up else (got <= v)
+        assert abs(got - v) <= 2 ** 9 * G
+        neg = _exp_reduced(-R, T, G, up)
+        w = mpmath.exp(-r) * 2 ** G
+        assert (neg >= w) if up else (neg <= w)
+        assert abs(neg - w) <= 2 ** 9 * G + 2
+        assert _exp_reduced(R, T, G, up) == got
+        if G == 100 and R > 2 ** 50:
+            # at 100 bits the two directions are a few hundred units apart at most, and
+            # the reciprocal of the wrong one would cross the value
+            assert abs(_exp_unit(R, T, G, True) - _exp_unit(R, T, G, False)) <= 2 ** 9 * G
+
+
+@given(st.integers(2 ** 380, 2 ** 400), st.sampled_from([20, 64]))
+def test_exp_of_long_mantissas(a, G):
+    # x = a·2^-398 ∈ [4, 8) with a mantissa of 400 bits: more bits than ln 2 is taken to,
+    # so r is formed at the argument's own scale
+    _check(a, 398, G)
+    _check(-a, 398, G)
+
+
+def test_exp_up_of_a_huge_positive_power_of_two_refuses():
+    with scaled(64):
+        with pytest.raises(BallError, match=r"^exp of an argument beyond 2\^4096$"):
+            B.exp_up(L.from_man_exp(1, 5000))
+        with pytest.raises(BallError, match=r"^exp of an argument beyond 2\^4096$"):
+            B.exp_down(L.from_man_exp(1, 4096))
+        # exactly 2^4095 ≤ |x| < 2^4096 is still summed (x < 0: a tiny positive value)
+        v = B.exp_up(L.from_man_exp(-1, 4095))
+        assert L.mpf_cmp(v, L.fzero) > 0 and L.mpf_cmp(B.exp_down(L.from_man_exp(-1, 4095)),
+                                                        v) <= 0
+
+
+def test_exp_mpf_results_have_the_scale_bits():
+    with scaled(80):
+        up = B.exp_up(L.from_man_exp(1, -3))
+        assert up[3] <= 80  # rounded to P bits
+        with mpmath.workprec(WIDE):
+            v = mpmath.exp(mpmath.mpf(1) / 8)
+            assert v <= mpmath.mpf(up) <= v * (1 + mpmath.mpf(2) ** -78)

@@ -14,7 +14,14 @@ from certified.checker.balls import Ball, const, scale, scaled
 from certified.checker.errors import CheckFailure
 from certified.checker.quadrature import Series, integrate, piece_half_length, tail_bound
 
-mpmath.mp.dps = 120
+
+
+@pytest.fixture(autouse=True)
+def _precision():
+    """120 digits for the closed forms in every test (other modules set mpmath's global
+    precision too, and share a process with this one under xdist)."""
+    with mpmath.workdps(120):
+        yield
 
 
 def _q(x: mpmath.mpf) -> F:
@@ -197,3 +204,45 @@ def test_the_order_is_the_least_multiple_of_four_meeting_the_target():
             assert tail_bound(L, M, R, N) <= target * L
             assert N == 4 or tail_bound(L, M, R, N - 4) > target * L
         assert sum(2 * L for L, _ in asked) == 1  # the pieces tile [0, 1]
+
+
+def test_series_constructors_pad_with_exact_zeros():
+    with scaled(64):
+        for s in (Series.variable(const(F(3)), F(1, 8), 5), Series.constant(const(F(5)), 4)):
+            assert all(b.r == 0 for b in s.c)
+        inv = (Series.variable(const(F(1)), F(1, 2), 6)).recip()  # 1/(1 + s/2): exact dyadics
+        assert [F(b.m, 1 << 64) for b in inv.c] == [F(-1, 2) ** k for k in range(7)]
+        assert all(b.r == 0 for b in inv.c)
+
+
+def test_a_polynomial_of_the_series_degree_is_integrated_exactly():
+    # u⁴ on [0, 1] with the sup bound 0 (no tail: N stays 4), so every even term up to
+    # k = N must be summed: ∫ u⁴ = 1/5, within the rounding of the pieces' products
+    def series(c, L, N):
+        u = Series.variable(c, L, N)
+        return u * u * u * u
+
+    with scaled(100):
+        got = integrate(series, lambda c, R: F(0), F(0), F(1), lambda u: F(1), "test")
+        assert got.lo_q() <= F(1, 5) <= got.hi_q()
+        assert got.r <= 64
+
+
+def test_the_order_stops_at_400():
+    asked = []
+
+    def series(c, L, N):
+        asked.append(N)
+        return Series.constant(const(F(1)), N)
+
+    with scaled(80):
+        got = integrate(series, lambda c, R: F(2) ** 4000, F(0), F(1, 8), lambda u: F(1), "t")
+    assert asked and set(asked) == {400}
+    assert got.hi_q() - got.lo_q() > 1  # the tail bound at N = 400 is huge and is kept
+
+
+def test_the_missing_bound_message_word_for_word():
+    with scaled(80), pytest.raises(CheckFailure) as err:
+        integrate(_recip_series(F(2)), lambda c, R: None, F(0), F(1), lambda u: F(1), "here")
+    assert str(err.value) == ("here: Expected an integrand analytic and bounded on the disk. "
+                              "Got no bound near u = 0.0625.")

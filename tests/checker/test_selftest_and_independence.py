@@ -79,3 +79,161 @@ def test_checker_imports_only_its_allowlist(certs, tmp_path):
         elif top.lstrip("_") not in std and top not in std and top not in ALLOWED_THIRD_PARTY:
             bad.append(m)
     assert bad == [], bad
+
+
+# -- each property against an emulated arithmetic (Python cannot switch the FPU: the
+#    operations are handed in, computed exactly with Fractions and rounded as a faulty
+#    unit would round) --------------------------------------------------------------------
+
+def _rounded(q, mode: str) -> float:
+    """The exact rational q rounded to binary64 in ``mode``: nearest, up, down, zero,
+    f32 (a float32 unit), ftz (nearest, subnormal results flushed to 0)."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    f = float(q)  # Fraction → float rounds to nearest (ties to even)
+    if mode in ("nearest", "ftz"):
+        return 0.0 if mode == "ftz" and abs(f) < 2.0 ** -1022 else f
+    if mode == "f32":
+        return float(np.float32(f))
+    if Fraction(f) == q:
+        return f
+    up = mode == "up" or (mode == "zero" and q < 0)
+    if up:
+        return f if Fraction(f) > q else float(np.nextafter(f, np.inf))
+    return f if Fraction(f) < q else float(np.nextafter(f, -np.inf))
+
+
+def _ops(mode: str):
+    from fractions import Fraction as Fr
+    return (lambda a, b: _rounded(Fr(a) + Fr(b), mode),
+            lambda a, b: _rounded(Fr(a) * Fr(b), mode),
+            lambda a, b: _rounded(Fr(a) / Fr(b), mode))
+
+
+MODES = ["nearest", "up", "down", "zero", "f32", "ftz"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_each_property_detects_its_fault_and_only_it(mode):
+    add, mul, div = _ops(mode)
+    assert selftest.addition_rounds_to_nearest(add, 1.0, 2.0) is (mode in ("nearest", "ftz"))
+    assert selftest.division_rounds_to_nearest(div, mul, 1.0) is (mode in ("nearest", "ftz"))
+    # subnormals: flushed by ftz and absent from float32; exact in the directed modes
+    assert selftest.underflow_is_gradual(div, mul, 1.0, 2.0) is (mode not in ("f32", "ftz"))
+
+
+def test_the_real_operations_pass_every_property():
+    for add in (selftest._py_add, selftest._np_add):
+        assert selftest.addition_rounds_to_nearest(add, 1.0, 2.0)
+    for div, mul in ((selftest._py_div, selftest._py_mul), (selftest._np_div, selftest._np_mul)):
+        assert selftest.division_rounds_to_nearest(div, mul, 1.0)
+        assert selftest.underflow_is_gradual(div, mul, 1.0, 2.0)
+    assert selftest._np_mul(3.0, 0.5) == 1.5 and selftest._np_div(3.0, 4.0) == 0.75
+    assert selftest._py_mul(3.0, 0.5) == 1.5 and selftest._py_div(3.0, 4.0) == 0.75
+    assert selftest._np_add(1.0, 2.0) == 3.0 and selftest._py_add(1.0, 2.0) == 3.0
+
+
+def test_format_property():
+    import struct
+    import sys
+
+    info = sys.float_info
+    assert selftest.format_is_binary64(1.0, info, struct.pack)
+    small = type("FI", (), dict(mant_dig=24, min_exp=-125, max_exp=128, radix=2))()
+    assert not selftest.format_is_binary64(1.0, small, struct.pack)
+    for field, value in (("min_exp", -1022), ("max_exp", 1023), ("radix", 10)):
+        fields = dict(mant_dig=53, min_exp=-1021, max_exp=1024, radix=2)
+        fields[field] = value
+        other = type("FI", (), fields)()
+        assert not selftest.format_is_binary64(1.0, other, struct.pack)
+    big_endian = lambda fmt, x: struct.pack(">d", x)  # noqa: E731
+    assert not selftest.format_is_binary64(1.0, info, big_endian)
+    # a unit that stores 1.0 right but not −2.5 (the sign and exponent bits)
+    only_one = lambda fmt, x: struct.pack(fmt, x) if x == 1.0 else b"\x00" * 8  # noqa: E731
+    assert not selftest.format_is_binary64(1.0, info, only_one)
+    assert not selftest.format_is_binary64(-1.0, info, struct.pack)
+
+
+@pytest.mark.parametrize("kind, passes", [
+    ("numpy", True), ("reversed", True), ("fma", True), ("float32", False), ("tf32", False),
+    ("shape", False), ("raises", False)])
+def test_blas_property(kind, passes):
+    from fractions import Fraction as Fr
+
+    import numpy as np
+
+    def product(A, B, rule):
+        out = np.zeros((A.shape[0], B.shape[1]))
+        for i in range(A.shape[0]):
+            for j in range(B.shape[1]):
+                out[i, j] = rule([(float(A[i, k]), float(B[k, j])) for k in range(A.shape[1])])
+        return out
+
+    rules = {
+        "reversed": lambda ps: sum((a * b for a, b in reversed(ps)), 0.0),
+        # fused multiply–add: each product exact, one rounding per addition
+        "fma": lambda ps: _fma_sum(ps),
+        "float32": lambda ps: float(sum((np.float32(a) * np.float32(b) for a, b in ps),
+                                        np.float32(0))),
+        # TF32: 10-bit significands for the factors, binary64 sums
+        "tf32": lambda ps: sum((_tf32(a) * _tf32(b) for a, b in ps), 0.0),
+    }
+
+    def _fma_sum(ps):
+        s = 0.0
+        for a, b in ps:
+            s = float(Fr(s) + Fr(a) * Fr(b))
+        return s
+
+    def _tf32(x):
+        m, e = np.frexp(x)
+        return float(np.ldexp(np.round(m * 2 ** 11) / 2 ** 11, e))
+
+    if kind == "numpy":
+        mm = None
+    elif kind == "shape":
+        mm = lambda A, B: np.zeros((2, 2))  # noqa: E731
+    elif kind == "raises":
+        def mm(A, B):
+            raise TypeError("no product")
+    else:
+        mm = lambda A, B, r=rules[kind]: product(A, B, r)  # noqa: E731
+    assert selftest._blas_is_binary64(1.0, 2.0, mm) is passes
+
+
+@pytest.mark.parametrize("broken", ["format_is_binary64", "addition_rounds_to_nearest",
+                                    "division_rounds_to_nearest", "underflow_is_gradual",
+                                    "_blas_is_binary64"])
+def test_failures_names_each_broken_property_word_for_word(monkeypatch, broken):
+    monkeypatch.setattr(selftest, broken, lambda *a, **k: False)
+    expected = {
+        "format_is_binary64": ["binary64 format"],
+        "addition_rounds_to_nearest": ["round to nearest (python addition)",
+                                       "round to nearest (numpy addition)"],
+        "division_rounds_to_nearest": ["round to nearest (division)"],
+        "underflow_is_gradual": ["gradual underflow (2^-1022/2 must not be 0)"],
+        "_blas_is_binary64": ["BLAS products in binary64 (a matrix product differs from the "
+                              "sequential binary64 sum)"],
+    }[broken]
+    assert selftest.failures() == expected
+    with pytest.raises(ArithmeticUnfit) as err:
+        selftest.arithmetic_selftest()
+    assert str(err.value) == ("arithmetic self-test failed: " + ", ".join(expected) +
+                              " (the checker's binary64 bounds, Lemma C13, assume them)")
+
+
+def test_only_the_numpy_path_can_fail_alone(monkeypatch):
+    # a numpy unit rounding upward while the interpreter rounds to nearest
+    add, mul, div = _ops("up")
+    monkeypatch.setattr(selftest, "_np_add", add)
+    assert selftest.failures() == ["round to nearest (numpy addition)"]
+    monkeypatch.undo()
+    monkeypatch.setattr(selftest, "_np_div", div)
+    assert selftest.failures() == ["round to nearest (division)"]
+    monkeypatch.undo()
+    add, mul, div = _ops("ftz")
+    monkeypatch.setattr(selftest, "_np_div", div)
+    monkeypatch.setattr(selftest, "_np_mul", mul)
+    assert selftest.failures() == ["gradual underflow (2^-1022/2 must not be 0)"]
