@@ -217,6 +217,13 @@ class Ball:
         # e^{lo·2^−P} and e^{hi·2^−P} bounded on integers (Lemma C1e: mpmath's exp is
         # accurate but not directed), each to P + 32 bits relative, then to the scale
         G = _P + 32
+        floor = -((_P + 2) << _P)  # below −(P + 2): e^x·2^P < 2^−2, less than a unit
+        if self.hi() < floor:  # (and a series of an argument of many bits costs time as
+            return Ball.from_ends(0, 1)  # the cube of its bits)
+        if self.lo() < floor:
+            _, hi, n_hi = exp_scaled(self.hi(), _P, G)
+            return Ball.from_ends(0, _ceil_shift(hi, G - n_hi - _P) if G - n_hi - _P >= 0
+                                  else hi << (n_hi + _P - G))
         lo, _, n_lo = exp_scaled(self.lo(), _P, G)
         _, hi, n_hi = exp_scaled(self.hi(), _P, G)
         return Ball.from_ends(lo >> (G - n_lo - _P) if G - n_lo - _P >= 0

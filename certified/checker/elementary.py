@@ -111,8 +111,9 @@ def _exp_reduced(R: int, T: int, G: int, up: bool) -> int:
 def exp_scaled(a: int, s: int, G: int) -> tuple[int, int, int]:
     """(lo, hi, n) with lo·2^{n−G} ≤ e^x ≤ hi·2^{n−G} for x = a·2^{−s} (s ≥ 0).
 
-    lo and hi are below 2^{G+2}, and hi/lo ≤ 1 + 2^{−G+12} (relative precision); n is the
-    integer nearest x/ln 2 as found (any n would be correct)."""
+    lo and hi lie in (2^{G−1}, 2^{G+1}) and hi − lo ≤ 2 (measured; the proof's bound is
+    looser); n is the integer nearest x/ln 2 (to within 2^−14), so that |r| < 0.35, which
+    the series' tail bound needs (|r| < 1 would do)."""
     if a == 0:
         return 1 << G, 1 << G, 0
     if a.bit_length() - s < -(G + 4):
@@ -126,10 +127,10 @@ def exp_scaled(a: int, s: int, G: int) -> tuple[int, int, int]:
     l_lo, l_hi = ln2_scaled(W2)
     T = max(s, W2)
     X = a << (T - s)                                   # x·2^T
-    if n >= 0:                                         # r = x − n ln 2 ∈ [r_lo, r_hi]·2^−T
-        r_lo, r_hi = X - (n * l_hi << (T - W2)), X - (n * l_lo << (T - W2))
-    else:
-        r_lo, r_hi = X - (n * l_lo << (T - W2)), X - (n * l_hi << (T - W2))
+    # r = x − n ln 2 lies between x − n·ln2_lo and x − n·ln2_hi (scaled by 2^T), whatever
+    # the sign of n
+    r_a, r_b = X - (n * l_hi << (T - W2)), X - (n * l_lo << (T - W2))
+    r_lo, r_hi = min(r_a, r_b), max(r_a, r_b)
     Gw = G + 24                                        # working bits: roundings and 8 squarings
     lo = _exp_reduced(r_lo, T, Gw, up=False)
     hi = _exp_reduced(r_hi, T, Gw, up=True)

@@ -225,3 +225,27 @@ def test_exp_mpf_results_have_the_scale_bits():
         with mpmath.workprec(WIDE):
             v = mpmath.exp(mpmath.mpf(1) / 8)
             assert v <= mpmath.mpf(up) <= v * (1 + mpmath.mpf(2) ** -78)
+
+
+def test_ball_exp_far_below_zero_is_a_unit_without_a_series():
+    # an argument of 32,000 bits would cost a series of that many bits (time ∝ bits³);
+    # below −(P + 2) the exponential is less than a quarter unit
+    with scaled(200), mpmath.workprec(WIDE):
+        e = Ball(-(1 << 32000) << 200, 0).exp()
+        assert e.lo() <= 0 and e.hi() == 1
+        P = 200
+        e = Ball(-((P + 3) << P), 1 << P).exp()  # [−(P+4), −(P+2)]: the upper end is summed
+        hi_v = mpmath.exp(-(P + 2)) * 2 ** P
+        assert e.lo() <= 0 and e.hi() >= hi_v and e.hi() <= hi_v + 2
+        wide = Ball(-(1 << 32000) << P, (1 << 32000) << P)  # [−2^32001, 0]
+        w = wide.exp()
+        assert w.lo() <= 0 and w.hi() >= 1 << P and w.hi() <= (1 << P) + 2
+
+
+@given(st.integers(-2 ** 70, 2 ** 70), st.integers(0, 80))
+def test_the_reduction_takes_the_nearest_multiple_of_ln2(a, s):
+    lo, hi, n = exp_scaled(a, s, 64)
+    with mpmath.workprec(WIDE):
+        q = mpmath.mpf(a) / mpmath.mpf(2) ** s / mpmath.ln2
+        if a.bit_length() - s >= -(64 + 4) and abs(q - mpmath.floor(q) - mpmath.mpf(1) / 2) > 2 ** -10:
+            assert n == int(mpmath.nint(q))

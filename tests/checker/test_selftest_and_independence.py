@@ -93,8 +93,16 @@ def _rounded(q, mode: str) -> float:
     import numpy as np
 
     f = float(q)  # Fraction → float rounds to nearest (ties to even)
-    if mode in ("nearest", "ftz"):
+    if mode in ("nearest", "ftz", "daz"):
         return 0.0 if mode == "ftz" and abs(f) < 2.0 ** -1022 else f
+    if mode in ("ties_away", "ties_zero"):
+        if Fraction(f) == q:
+            return f
+        other = float(np.nextafter(f, np.inf if Fraction(f) < q else -np.inf))
+        if abs(Fraction(other) - q) != abs(Fraction(f) - q):
+            return f  # not a tie: the nearest
+        away = f if abs(f) > abs(other) else other
+        return away if mode == "ties_away" else (other if away == f else f)
     if mode == "f32":
         return float(np.float32(f))
     if Fraction(f) == q:
@@ -107,21 +115,27 @@ def _rounded(q, mode: str) -> float:
 
 def _ops(mode: str):
     from fractions import Fraction as Fr
-    return (lambda a, b: _rounded(Fr(a) + Fr(b), mode),
-            lambda a, b: _rounded(Fr(a) * Fr(b), mode),
-            lambda a, b: _rounded(Fr(a) / Fr(b), mode))
+
+    def arg(x):  # daz: subnormal operands read as 0 (results are kept)
+        return Fr(0) if mode == "daz" and 0 < abs(x) < 2.0 ** -1022 else Fr(x)
+    return (lambda a, b: _rounded(arg(a) + arg(b), mode),
+            lambda a, b: _rounded(arg(a) * arg(b), mode),
+            lambda a, b: _rounded(arg(a) / arg(b), mode))
 
 
-MODES = ["nearest", "up", "down", "zero", "f32", "ftz"]
+MODES = ["nearest", "up", "down", "zero", "ties_away", "ties_zero", "f32", "ftz", "daz"]
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_each_property_detects_its_fault_and_only_it(mode):
     add, mul, div = _ops(mode)
-    assert selftest.addition_rounds_to_nearest(add, 1.0, 2.0) is (mode in ("nearest", "ftz"))
-    assert selftest.division_rounds_to_nearest(div, mul, 1.0) is (mode in ("nearest", "ftz"))
-    # subnormals: flushed by ftz and absent from float32; exact in the directed modes
-    assert selftest.underflow_is_gradual(div, mul, 1.0, 2.0) is (mode not in ("f32", "ftz"))
+    fine = ("nearest", "ftz", "daz")  # the faults of ftz and daz are only in subnormals
+    assert selftest.addition_rounds_to_nearest(add, 1.0, 2.0) is (mode in fine)
+    # 1/3 and 1/5 are not ties, but fl(1/3)·3 = 1 − 2^-54 is one: ties toward zero give
+    # 1 − 2^-53 there, ties away from zero give 1 as ties to even do
+    assert selftest.division_rounds_to_nearest(div, mul, 1.0) is (mode in fine + ("ties_away",))
+    # subnormals: flushed by ftz, read as 0 by daz, absent from float32; exact elsewhere
+    assert selftest.underflow_is_gradual(div, mul, 1.0, 2.0) is (mode not in ("f32", "ftz", "daz"))
 
 
 def test_the_real_operations_pass_every_property():

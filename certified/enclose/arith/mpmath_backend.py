@@ -1,7 +1,9 @@
 """mpmath interval arithmetic (``mpmath.iv``) as a :class:`~certified.enclose.arith.base.Backend`.
 
-mpmath's interval context rounds lower endpoints down and upper endpoints up. It is
-also the arithmetic of the independent checker, so that no library checks its own work.
+mpmath's interval context rounds lower endpoints down and upper endpoints up in its
+arithmetic (+, −, ×, ÷, √: exact integer operations and one directed rounding). Its exp is
+accurate but not directed (``iv.exp`` of 2^−64 at 96 bits has an upper end below
+e^{2^−64}), so :meth:`MpmathBackend.exp` bounds the two end points with Arb instead.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any, Iterator
 
+from flint import arb, ctx, fmpq
 from mpmath import iv, mp
 from mpmath.libmp import (
     from_rational,
@@ -21,7 +24,7 @@ from mpmath.libmp import (
 
 from certified.enclose.arith.base import Backend
 from certified.errors import UndecidedError
-from certified.exact.arb_convert import EXP_LIMIT, power_of_two
+from certified.exact.arb_convert import EXP_LIMIT, arb_bounds, power_of_two
 
 
 def _special(raw: tuple) -> bool:
@@ -75,7 +78,16 @@ class MpmathBackend(Backend):
         return self.hull(self.const(lo), self.const(hi))
 
     def exp(self, x: Any) -> Any:
-        return iv.exp(x)
+        # e is increasing: Arb's balls of e^a and e^b (a, b the exact end points), their
+        # outer ends rounded outward to this precision
+        a, b = x._mpi_
+        lo, hi = _rat(a, up=False), _rat(b, up=True)
+        with ctx.workprec(iv.prec + 16):
+            e_lo = arb(fmpq(lo.numerator, lo.denominator)).exp()
+            e_hi = arb(fmpq(hi.numerator, hi.denominator)).exp()
+        if not (e_lo.is_finite() and e_hi.is_finite()):
+            raise UndecidedError(f"exp of an interval up to {float(hi):.3g} is not finite")
+        return self.interval(arb_bounds(e_lo)[0], arb_bounds(e_hi)[1])
 
     def sqrt(self, x: Any) -> Any:
         return iv.sqrt(x)

@@ -1,0 +1,38 @@
+"""The producer's mpmath backend takes exp from Arb: mpmath's interval exp is accurate but
+not directed (its upper end of e^{2^-64} at 96 bits is below the value)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from certified.enclose.arith.mpmath_backend import MpmathBackend
+
+
+@pytest.mark.parametrize("x", [Fraction(1, 2 ** 64), Fraction(-1, 2 ** 64), Fraction(1, 3),
+                               Fraction(-700), Fraction(50)])
+def test_mpmath_backend_exp_contains_and_is_tight(x):
+    bk = MpmathBackend()
+    with bk.workprec(96), mpmath.workprec(400):
+        e = bk.exp(bk.const(x))
+        lo, hi = bk.bounds(e)
+        v = mpmath.exp(mpmath.mpf(x.numerator) / x.denominator)
+        assert mpmath.mpf(lo.numerator) / lo.denominator <= v
+        assert v <= mpmath.mpf(hi.numerator) / hi.denominator
+        assert (hi - lo) <= Fraction(1, 2 ** 90) * (abs(lo) + abs(hi)) + Fraction(1, 2 ** 1000)
+
+
+def test_mpmath_interval_exp_is_not_directed():
+    # the reason: if mpmath ever directs its exp, this test says so
+    from mpmath import iv
+    with mpmath.workprec(400):
+        true = mpmath.exp(mpmath.mpf(2) ** -64)
+    old = iv.prec
+    iv.prec = 96
+    try:
+        hi = iv.exp(iv.mpf(2) ** -64).b
+    finally:
+        iv.prec = old
+    assert mpmath.mpf(hi) < true
