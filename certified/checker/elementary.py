@@ -39,7 +39,7 @@ def _ceil_shift(a: int, s: int) -> int:
 
 @lru_cache(maxsize=64)
 def ln2_scaled(W: int) -> tuple[int, int]:
-    """(lo, hi) with lo ≤ 2^W·ln 2 ≤ hi and hi − lo ≤ 3."""
+    """(lo, hi) with lo ≤ 2^W·ln 2 ≤ hi and hi − lo ≤ 2."""
     g = 8 + W.bit_length()       # guard bits: the K floor/ceil errors stay below 2^g
     K = W + g + 2                # the tail Σ_{k>K} 2^{W+g}/(k 2^k) < 2^{W+g−K} = 1/4
     one = 1 << (W + g)
@@ -70,7 +70,7 @@ def _atan_inv(m: int, S: int) -> tuple[int, int]:
 
 @lru_cache(maxsize=64)
 def pi_scaled(W: int) -> tuple[int, int]:
-    """(lo, hi) with lo ≤ 2^W·π ≤ hi and hi − lo ≤ 3."""
+    """(lo, hi) with lo ≤ 2^W·π ≤ hi and hi − lo ≤ 2."""
     g = 8 + W.bit_length()
     S = W + g
     a_lo, a_hi = _atan_inv(5, S)

@@ -24,7 +24,7 @@ def test_ln2_and_pi_are_enclosed_within_three_units(W):
     with mpmath.workprec(WIDE):
         for (lo, hi), v in ((ln2_scaled(W), mpmath.ln2), (pi_scaled(W), mpmath.pi)):
             assert lo <= v * 2 ** W <= hi
-            assert hi - lo <= 3
+            assert hi - lo <= 2
 
 
 def _check(a: int, s: int, G: int) -> None:
@@ -157,9 +157,9 @@ def test_uncached_constants(W):
     from certified.checker import elementary as E
     with mpmath.workprec(WIDE):
         lo, hi = E.ln2_scaled.__wrapped__(W)
-        assert lo <= mpmath.ln2 * 2 ** W <= hi and hi - lo <= 3
+        assert lo <= mpmath.ln2 * 2 ** W <= hi and hi - lo <= 2
         lo, hi = E.pi_scaled.__wrapped__(W)
-        assert lo <= mpmath.pi * 2 ** W <= hi and hi - lo <= 3
+        assert lo <= mpmath.pi * 2 ** W <= hi and hi - lo <= 2
 
 
 @pytest.mark.parametrize("m, S", [(5, 1), (5, 40), (239, 10), (239, 300), (2, 64), (7, 5)])
