@@ -95,6 +95,18 @@ def _rounded(q, mode: str) -> float:
     f = float(q)  # Fraction → float rounds to nearest (ties to even)
     if mode in ("nearest", "ftz", "daz"):
         return 0.0 if mode == "ftz" and abs(f) < 2.0 ** -1022 else f
+    if mode == "no_sticky":  # to nearest from the guard bit alone: a lost sticky bit
+        if Fraction(f) == q:
+            return f
+        a = abs(q)
+        lo = float(a) if Fraction(float(a)) < a else float(np.nextafter(float(a), 0))
+        hi = float(np.nextafter(lo, np.inf))
+        if (a - Fraction(lo)) / (Fraction(hi) - Fraction(lo)) >= Fraction(1, 2):  # a "tie"
+            m_lo = np.frexp(lo)[0] * 2 ** 53
+            r = lo if int(m_lo) % 2 == 0 else hi
+        else:
+            r = lo
+        return r if q > 0 else -r
     if mode in ("ties_away", "ties_zero"):
         if Fraction(f) == q:
             return f
@@ -118,24 +130,34 @@ def _ops(mode: str):
 
     def arg(x):  # daz: subnormal operands read as 0 (results are kept)
         return Fr(0) if mode == "daz" and 0 < abs(x) < 2.0 ** -1022 else Fr(x)
-    return (lambda a, b: _rounded(arg(a) + arg(b), mode),
-            lambda a, b: _rounded(arg(a) * arg(b), mode),
-            lambda a, b: _rounded(arg(a) / arg(b), mode))
+
+    def only(op):  # ftz_mul, ftz_div: one instruction flushes its subnormal results
+        return "ftz" if mode == "ftz_" + op else ("nearest" if mode.startswith("ftz_") else mode)
+    return (lambda a, b: _rounded(arg(a) + arg(b), only("add")),
+            lambda a, b: _rounded(arg(a) * arg(b), only("mul")),
+            lambda a, b: _rounded(arg(a) / arg(b), only("div")))
 
 
-MODES = ["nearest", "up", "down", "zero", "ties_away", "ties_zero", "f32", "ftz", "daz"]
+MODES = ["nearest", "up", "down", "zero", "ties_away", "ties_zero", "no_sticky", "f32", "ftz",
+         "daz", "ftz_mul", "ftz_div"]
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_each_property_detects_its_fault_and_only_it(mode):
     add, mul, div = _ops(mode)
-    fine = ("nearest", "ftz", "daz")  # the faults of ftz and daz are only in subnormals
+    # the faults of ftz, daz, ftz_mul, ftz_div are only in subnormals
+    fine = ("nearest", "ftz", "daz", "ftz_mul", "ftz_div")
+    # a lost sticky bit reads 1 + u + u/128 as a tie (to even: 1), the nearest is 1 + 2u
     assert selftest.addition_rounds_to_nearest(add, 1.0, 2.0) is (mode in fine)
     # 1/3 and 1/5 are not ties, but fl(1/3)·3 = 1 − 2^-54 is one: ties toward zero give
-    # 1 − 2^-53 there, ties away from zero give 1 as ties to even do
-    assert selftest.division_rounds_to_nearest(div, mul, 1.0) is (mode in fine + ("ties_away",))
-    # subnormals: flushed by ftz, read as 0 by daz, absent from float32; exact elsewhere
-    assert selftest.underflow_is_gradual(div, mul, 1.0, 2.0) is (mode not in ("f32", "ftz", "daz"))
+    # 1 − 2^-53 there, ties away from zero give 1 as ties to even do; without the sticky
+    # bit 2^55/5 = …793.6 becomes a tie, whose even neighbour …794 is also the nearest
+    assert selftest.division_rounds_to_nearest(div, mul, 1.0) is (
+        mode in fine + ("ties_away", "no_sticky"))
+    # subnormals: flushed by ftz (all results, or only products or quotients), read as 0
+    # by daz, absent from float32; exact elsewhere
+    assert selftest.underflow_is_gradual(div, mul, 1.0, 2.0) is (
+        mode not in ("f32", "ftz", "daz", "ftz_mul", "ftz_div"))
 
 
 def test_the_real_operations_pass_every_property():
