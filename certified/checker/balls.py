@@ -215,21 +215,22 @@ class Ball:
             raise BallError(f"exp of an argument up to {float(self.hi_q()):.3g} (> 2^16): "
                             "the enclosure is too wide")
         # e^{lo·2^−P} and e^{hi·2^−P} bounded on integers (Lemma C1e: mpmath's exp is
-        # accurate but not directed), each to P + 32 bits relative, then to the scale
+        # accurate but not directed), each to P + 32 bits relative, then to the scale. An
+        # end below −(P + 2) has e^x·2^P < 2^−2: 0 below it, 1 unit above it, no series
+        # (a series of an argument of many bits costs time as the cube of its bits).
         G = _P + 32
-        floor = -((_P + 2) << _P)  # below −(P + 2): e^x·2^P < 2^−2, less than a unit
-        if self.hi() < floor:  # (and a series of an argument of many bits costs time as
-            return Ball.from_ends(0, 1)  # the cube of its bits)
+        floor = -((_P + 2) << _P)
         if self.lo() < floor:
-            _, hi, n_hi = exp_scaled(self.hi(), _P, G)
-            return Ball.from_ends(0, _ceil_shift(hi, G - n_hi - _P) if G - n_hi - _P >= 0
-                                  else hi << (n_hi + _P - G))
-        lo, _, n_lo = exp_scaled(self.lo(), _P, G)
-        _, hi, n_hi = exp_scaled(self.hi(), _P, G)
-        return Ball.from_ends(lo >> (G - n_lo - _P) if G - n_lo - _P >= 0
-                              else lo << (n_lo + _P - G),
-                              _ceil_shift(hi, G - n_hi - _P) if G - n_hi - _P >= 0
-                              else hi << (n_hi + _P - G))
+            lo = 0
+        else:
+            b, _, n = exp_scaled(self.lo(), _P, G)
+            lo = _at_scale(b, n - G, up=False)
+        if self.hi() < floor:
+            hi = 1
+        else:
+            _, b, n = exp_scaled(self.hi(), _P, G)
+            hi = _at_scale(b, n - G, up=True)
+        return Ball.from_ends(lo, hi)
 
 
 # -- relative precision (mpmath floats, directed rounding) ----------------------------------------
@@ -344,6 +345,14 @@ def _show(q: Fraction) -> str:
     return str(ctx.divide(Decimal(q.numerator), Decimal(q.denominator)))
 
 
+def _at_scale(v: int, e: int, up: bool) -> int:
+    """⌊v·2^e·2^P⌋ (or ⌈…⌉ with ``up``): the dyadic v·2^e in units of the scale."""
+    s = e + _P
+    if s >= 0:
+        return v << s
+    return _ceil_shift(v, -s) if up else v >> -s
+
+
 def _signed_man_exp(x: tuple) -> tuple[int, int]:
     """(signed mantissa, exponent) of a finite raw mpf (``to_man_exp`` drops the sign)."""
     sign, man, exp, _ = x
@@ -352,18 +361,6 @@ def _signed_man_exp(x: tuple) -> tuple[int, int]:
             raise BallError("mpmath returned a non-finite value")
         return 0, 0
     return (-man if sign else man), exp
-
-
-def _mpf_floor_scaled(x: tuple) -> int:
-    man, e = _signed_man_exp(x)
-    s = e + _P
-    return man << s if s >= 0 else man >> (-s)
-
-
-def _mpf_ceil_scaled(x: tuple) -> int:
-    man, e = _signed_man_exp(x)
-    s = e + _P
-    return man << s if s >= 0 else _ceil_shift(man, -s)
 
 
 def const(q: Fraction | int) -> Ball:

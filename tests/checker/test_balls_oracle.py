@@ -335,20 +335,27 @@ def test_mpf_fraction():
         assert B.mpf_fraction(big, F(100)) == 20
 
 
-def test_scaled_floor_and_ceiling_of_mpfs():
+def test_scaled_floor_and_ceiling_of_dyadics():
+    # _at_scale(v, e): ⌊v·2^e·2^P⌋ or ⌈…⌉, shifting either way
     with scaled(10):
-        for x in (F(1, 3), F(-1, 3), F(5), F(-7, 1 << 20), F(0)):
-            m = L.from_rational(x.numerator, x.denominator, 80, L.round_nearest)
-            exact = _q(m) * (1 << 10)
-            assert B._mpf_floor_scaled(m) == exact.__floor__()
-            assert B._mpf_ceil_scaled(m) == exact.__ceil__()
-        big = L.from_man_exp(3, 40)
-        assert B._mpf_floor_scaled(big) == B._mpf_ceil_scaled(big) == 3 << 50
-        for bad in (L.finf, L.fninf, L.fnan):
-            with pytest.raises(BallError, match="non-finite"):
-                B._mpf_floor_scaled(bad)
+        for v, e in ((1, -12), (-1, -12), (5, 0), (-7, -30), (0, -3), (3, 4), (-3, -10)):
+            exact = F(v) * F(2) ** (e + 10)
+            assert B._at_scale(v, e, up=False) == exact.__floor__()
+            assert B._at_scale(v, e, up=True) == exact.__ceil__()
         assert B._signed_man_exp(L.from_man_exp(-3, 4)) == (-3, 4)
         assert B._signed_man_exp(L.fzero) == (0, 0)
+        for bad in (L.finf, L.fninf, L.fnan):
+            with pytest.raises(BallError, match="non-finite"):
+                B._signed_man_exp(bad)
+
+
+def test_ball_exp_of_a_wide_ball_reaching_far_below_zero():
+    # [−2^40, 30]: the lower end is below −(P + 2), the upper one is summed and, with
+    # e^30 > 2^32, shifted left into the scale
+    with scaled(20), mpmath.workprec(300):
+        e = Ball.from_ends(-(1 << 60), 30 << 20).exp()
+        v = mpmath.exp(30) * 2 ** 20
+        assert e.lo() <= 0 and v <= e.hi() <= v * (1 + mpmath.mpf(2) ** -40) + 1
 
 
 @given(st.builds(F, st.integers(0, 10 ** 12), st.integers(1, 10 ** 6)), st.integers(1, 200))
