@@ -394,3 +394,137 @@ def test_field_on_a_batch_of_boxes_contains_the_field_at_points(variable, V):
                     lo, hi = bk.bounds(v)
                     m_, r_ = jac.m[b, a, c_], jac.r[b, a, c_]
                     assert F(float(m_)) - F(float(r_)) <= lo and hi <= F(float(m_)) + F(float(r_))
+
+
+def test_complex_reciprocal_of_small_boxes_is_first_order_tight():
+    """For boxes small against |m| the first-order form 1/m − δ/m² (+ the R² term) is what
+    makes 1/z tight: each part's radius is at most (r_re + r_im)/|m|² plus O(R²) and the
+    rounding; the rectangle form alone is up to 3× wider. Containment at the corners,
+    edge midpoints and centre against mpmath."""
+    rng = np.random.default_rng(23)
+    n = 300
+    ang = rng.uniform(0, 2 * np.pi, n)
+    mod = 10.0 ** rng.uniform(-3, 3, n)
+    mr, mi = mod * np.cos(ang), mod * np.sin(ang)
+    rel = 10.0 ** rng.uniform(-12, -4, n)
+    rr, ri = mod * rel * rng.uniform(0.1, 1, n), mod * rel * rng.uniform(0.1, 1, n)
+    z = FC(FB(mr, rr), FB(mi, ri))
+    inv = z.recip()
+    with mpmath.workdps(60):
+        for i in range(n):
+            m2 = mpmath.mpf(mr[i]) ** 2 + mpmath.mpf(mi[i]) ** 2
+            R = mpmath.sqrt(mpmath.mpf(rr[i]) ** 2 + mpmath.mpf(ri[i]) ** 2)
+            first = (mpmath.mpf(rr[i]) + mpmath.mpf(ri[i])) / m2
+            second = R ** 2 / (m2 * (mpmath.sqrt(m2) - R))
+            for part in (inv.re, inv.im):
+                assert mpmath.mpf(part.r[i]) <= (first + second) * (1 + mpmath.mpf(2) ** -40) \
+                    + 8 * TINY + mpmath.mpf(2) ** -50 / mpmath.sqrt(m2), i
+            for a in (-1, 0, 1):
+                for b in (-1, 0, 1):
+                    w = mpmath.mpc(mpmath.mpf(mr[i]) + a * mpmath.mpf(rr[i]),
+                                   mpmath.mpf(mi[i]) + b * mpmath.mpf(ri[i]))
+                    v = 1 / w
+                    assert abs(v.real - mpmath.mpf(inv.re.m[i])) <= mpmath.mpf(inv.re.r[i])
+                    assert abs(v.imag - mpmath.mpf(inv.im.m[i])) <= mpmath.mpf(inv.im.r[i])
+
+
+# -- targeted cases (from mutation testing) ---------------------------------------------------
+
+def test_from_balls_of_long_integers_and_shifts():
+    """Midpoints and radii beyond 900 bits are shifted before float(); 2^shift is applied
+    exactly; the result contains the exact ball and is within a few ulps of it."""
+    from fractions import Fraction as Fr
+
+    from certified.checker.balls import Ball, scaled
+    P = 600  # integers of more than 900 bits whose values stay inside binary64
+    with scaled(P):
+        cases = [Ball(3 << 1400, 5 << 1390), Ball(-(7 << 950) - 12345, 1 << 930),
+                 Ball(12345678901234567, 3), Ball(-5, 0), Ball(0, 0), Ball(1 << 1000, 0)]
+        X = np.empty(len(cases), dtype=object)
+        X[:] = cases
+        for shift in (0, -10, 7):
+            got = fb.from_balls(X, shift)
+            for i, b in enumerate(cases):
+                lo = Fr(b.m - b.r) * Fr(2) ** (shift - P)
+                hi = Fr(b.m + b.r) * Fr(2) ** (shift - P)
+                assert Fr(float(got.lo()[i])) <= lo and hi <= Fr(float(got.hi()[i]))
+                # within the exact radius, 4 ulps of the midpoint and 2^-1000 relative
+                mag = max(abs(lo), abs(hi))
+                assert Fr(float(got.r[i])) <= (hi - lo) / 2 * (1 + Fr(1, 2 ** 40)) + \
+                    mag * Fr(8, 2 ** 53) + Fr(2) ** (-990)  # η: the underflow allowance
+
+
+def test_scaled_by_powers_of_two():
+    x = FB(np.array([3.0, -2.0 ** -1000, 1.5]), np.array([2.0 ** -60, 2.0 ** -1060, 0.0]))
+    up_ = x.scaled(10)
+    assert list(up_.m) == [3.0 * 1024, -(2.0 ** -990), 1.5 * 1024]
+    assert list(up_.r) == [2.0 ** -50, 2.0 ** -1050, 0.0]  # exact for e ≥ 0
+    dn_ = x.scaled(-80)  # underflow: the radius is rounded up, the midpoint's loss covered
+    for i in range(3):
+        m, r = F(float(x.m[i])) * F(2) ** -80, F(float(x.r[i])) * F(2) ** -80
+        assert F(float(dn_.lo()[i])) <= m - r and m + r <= F(float(dn_.hi()[i]))
+    assert dn_.r[2] <= 2.0 ** -990  # only the underflow allowance
+    z = x.scaled(0)
+    assert list(z.m) == list(x.m) and list(z.r) == list(x.r)
+
+
+def test_copies_are_independent():
+    x = FB(np.array([1.0, 2.0]), np.array([0.5, 0.25]))
+    y = x.copy()
+    y.m[0], y.r[1] = 9.0, 9.0
+    assert list(x.m) == [1.0, 2.0] and list(x.r) == [0.5, 0.25]
+    c = FC(x, x.copy())
+    d = c.copy()
+    d.re.m[1] = 7.0
+    d.im.r[0] = 7.0
+    assert c.re.m[1] == 2.0 and c.im.r[0] == 0.5
+
+
+def test_containment_at_the_edges():
+    # "proved": the ends are compared after outward rounding, so equal ends do not count
+    a = FB(np.array([0.0, 0.0, 0.0]), np.array([1.0, 1.0, 1.0]))
+    b = FB(np.array([0.0, 0.5, -0.5]), np.array([0.5, 0.25, 0.25]))
+    assert list(a.contains(b)) == [True, True, True]
+    assert list(a.contains_interior(b)) == [True, True, True]
+    assert not a[:1].contains(FB(np.array([0.25]), np.array([1.0])))[0]  # upper end out
+    assert not a[:1].contains(FB(np.array([-0.25]), np.array([1.0])))[0]  # lower end out
+    assert not a[:1].contains_interior(FB(np.array([0.5]), np.array([0.5])))[0]
+    assert not a[:1].contains_interior(FB(np.array([-0.5]), np.array([0.5])))[0]
+    c = FB(np.array([0.0]), np.array([1.0 + 2.0 ** -52]))
+    assert not a[:1].contains(c)[0] and c.contains(FB(np.array([0.0]), np.array([0.5])))[0]
+    z, w = FC(a, a), FC(b, FB(np.zeros(3), np.array([0.5, 0.5, 1.0])))
+    assert list(z.contains_interior(w)) == [True, True, False]
+    assert list(z.re.contains(w.re) & z.im.contains(w.im)) == [True, True, False]
+    with pytest.raises(BallError, match="not finite"):
+        FB(np.array([np.inf]), np.array([0.0])).finite()
+    with pytest.raises(BallError, match="not finite"):
+        FB(np.array([0.0]), np.array([np.nan])).finite()
+    assert FB(np.array([1.0]), np.array([0.0])).finite().m[0] == 1.0
+
+
+def test_rational_conversions_are_directed():
+    q = F(1, 3)
+    assert F(fb.upper(q)) >= q and F(fb.upper(q)) - q < F(1, 2 ** 53)
+    assert fb.upper(F(2) ** 2000) == np.inf and fb.upper(-F(2) ** 2000) == -fb.MAXF
+    assert fb.upper(F(1, 4)) == 0.25
+    iv = fb.finterval([(F(1, 3), F(2, 3)), (F(-1, 7), F(1, 7))])
+    for i, (a, b) in enumerate([(F(1, 3), F(2, 3)), (F(-1, 7), F(1, 7))]):
+        assert F(float(iv.lo()[i])) <= a and b <= F(float(iv.hi()[i]))
+        assert F(float(iv.r[i])) <= (b - a) / 2 + F(1, 2 ** 50)
+
+
+def test_subtraction_from_a_number_and_complex_unions():
+    x = FB(np.array([1.0]), np.array([0.25]))
+    y = 3.0 - x
+    assert y.m[0] == 2.0 and y.r[0] >= 0.25 and y.lo()[0] <= 1.75 and y.hi()[0] >= 2.25
+    z = FC(x, FB(np.array([2.0]), np.array([0.5])))
+    w = 1.0 - z
+    assert w.re.m[0] == 0.0 and w.im.m[0] == -2.0 and w.im.r[0] >= 0.5
+    u = z.union(FC(FB(np.array([4.0]), np.array([0.0])), FB(np.array([-1.0]), np.array([0.0]))))
+    assert u.re.lo()[0] <= 0.75 and u.re.hi()[0] >= 4.0
+    assert u.im.lo()[0] <= -1.0 and u.im.hi()[0] >= 2.5
+    s = z + FC(x, x)
+    assert s.re.m[0] == 2.0 and s.im.m[0] == 3.0 and s.re.r[0] >= 0.5 and s.im.r[0] >= 0.75
+    assert z.mag()[0] >= float(np.hypot(1.25, 2.5)) and z.mag()[0] <= np.hypot(1.25, 2.5) * (1 + 4e-15)
+    # the ends, rounded outward
+    assert repr(FB(np.array(1.0), np.array(0.5))) == "[0.49999999999999994, 1.5000000000000002]"
