@@ -528,3 +528,68 @@ def test_subtraction_from_a_number_and_complex_unions():
     assert z.mag()[0] >= float(np.hypot(1.25, 2.5)) and z.mag()[0] <= np.hypot(1.25, 2.5) * (1 + 4e-15)
     # the ends, rounded outward
     assert repr(FB(np.array(1.0), np.array(0.5))) == "[0.49999999999999994, 1.5000000000000002]"
+
+
+def test_reciprocal_refuses_an_end_at_zero_word_for_word():
+    for m, r in ((1.0, 1.0), (-1.0, 1.0), (0.0, 0.0)):
+        # lo() rounds the lower end down: [0, 2] and [−2, 0] have an end at or past 0
+        with pytest.raises(BallError) as err:
+            FB(np.array([m]), np.array([r])).recip()
+        assert str(err.value) == "a divisor ball contains 0"
+    # ends as close to 0 as binary64 allows, but away from it: accepted
+    ok = FB(np.array([2.0 ** -1020, -(2.0 ** -1020)]), np.array([2.0 ** -1022, 2.0 ** -1022])).recip()
+    assert ok.lo()[0] > 0 and ok.hi()[1] < 0
+
+
+def test_points_and_what_is_not_a_ball():
+    with pytest.raises(BallError) as err:
+        FB(np.array([1.0])) + (2 ** 53 + 1)  # not a binary64 number: refused, not rounded
+    assert str(err.value) == "an integer is not a binary64 number"
+    assert (FB(np.array([1.0])) + 2 ** 53).m[0] == 2.0 ** 53  # 2^53 is one: read exactly
+    with pytest.raises(TypeError) as err:
+        FB(np.array([1.0])) + "x"
+    assert str(err.value) == "not a binary64 ball: str"
+
+
+def test_fconst_reads_rationals_strings_and_arrays():
+    x = fb.fconst([[F(1, 3), 2], ["1/7", F(-5, 2)]])
+    assert x.shape == (2, 2) and x.m.dtype == np.float64
+    for (i, j), q in np.ndenumerate(np.array([[F(1, 3), F(2)], [F(1, 7), F(-5, 2)]], dtype=object)):
+        assert F(float(x.lo()[i, j])) <= q <= F(float(x.hi()[i, j]))
+        # |q − fl(q)| ≤ u|q|: the radius is 2u|m| and one rounding, nothing more
+        assert F(float(x.r[i, j])) <= F(2, 2 ** 53) * abs(F(float(x.m[i, j]))) * (1 + F(1, 2 ** 40)) \
+            + F(2) ** -1070
+    assert x.m[0, 1] == 2.0 and x.r[0, 0] > 0
+    with pytest.raises(BallError) as err:
+        fb.fconst([F(2) ** 2000])
+    assert str(err.value) == "a number beyond binary64"
+    with pytest.raises(BallError):
+        fb.fconst(["1e400"])
+
+
+def test_setting_items_of_a_read_only_view_copies_first():
+    base_m, base_r = np.array([1.0, 2.0, 3.0]), np.array([0.1, 0.2, 0.3])
+    view = FB(np.broadcast_to(base_m, (3,)), np.broadcast_to(base_r, (3,)))
+    assert not view.m.flags.writeable and not view.r.flags.writeable
+    view[1] = FB(np.array(9.0), np.array(0.5))
+    assert list(view.m) == [1.0, 9.0, 3.0] and list(view.r) == [0.1, 0.5, 0.3]
+    assert list(base_m) == [1.0, 2.0, 3.0] and list(base_r) == [0.1, 0.2, 0.3]
+    writable = FB(base_m, base_r)
+    writable[0] = FB(np.array(7.0), np.array(0.0))
+    assert base_m[0] == 7.0  # a writeable array is set in place (no needless copy)
+
+
+def test_sums_along_an_axis_count_the_roundings_of_that_axis():
+    # Σ over axis 0 of 3 rows and over axis 1 of 5 columns: the radius bound charges
+    # 2·L·u·Σ|m| for L terms of that axis (Lemma C13), so a 3 × 5 array's two sums differ
+    m = np.full((3, 5), 1.0 / 3.0)
+    r = np.zeros((3, 5))
+    a = np.abs(m)
+    s0m, s0r = fb.sum_parts(m, a, r, 0)
+    s1m, s1r = fb.sum_parts(m, a, r, 1)
+    assert s0m.shape == (5,) and s1m.shape == (3,)
+    U = 2.0 ** -53
+    assert s0r[0] >= 2 * 3 * U * 1.0 and s0r[0] <= 2 * 3 * U * 1.0 * (1 + 1e-12) + 1e-300
+    assert s1r[0] >= 2 * 5 * U * (5 / 3) and s1r[0] <= 2 * 5 * U * (5 / 3) * (1 + 1e-12) + 1e-300
+    km, kr = fb.sum_parts(m, a, r, 1, keepdims=True)
+    assert km.shape == (3, 1) and kr.shape == (3, 1)
