@@ -593,3 +593,116 @@ def test_sums_along_an_axis_count_the_roundings_of_that_axis():
     assert s1r[0] >= 2 * 5 * U * (5 / 3) and s1r[0] <= 2 * 5 * U * (5 / 3) * (1 + 1e-12) + 1e-300
     km, kr = fb.sum_parts(m, a, r, 1, keepdims=True)
     assert km.shape == (3, 1) and kr.shape == (3, 1)
+
+
+def _points(x: FB, i: int, k: int = 7) -> list:
+    """k points of the ball x[i], both ends included, as mpf."""
+    lo, hi = mpmath.mpf(float(x.m[i])) - mpmath.mpf(float(x.r[i])), \
+        mpmath.mpf(float(x.m[i])) + mpmath.mpf(float(x.r[i]))
+    return [lo + (hi - lo) * j / (k - 1) for j in range(k)]
+
+
+def _inside(b: FB, i: int, v) -> bool:
+    return abs(v - mpmath.mpf(float(b.m[i]))) <= mpmath.mpf(float(b.r[i]))
+
+
+def test_each_enclosure_of_cos_and_sin_on_its_own():
+    """The midpoint form and the range form each contain cos and sin on the whole ball
+    (the intersection hides a fault of either); the midpoint form is within
+    r|sin m| + r²/2 (+ the kernel's 2^-47), the range form within the end points' values
+    unless an extremum lies inside, where it reaches exactly ±1; beyond 2^20 it is [−1, 1]."""
+    rng = np.random.default_rng(31)
+    n = 200
+    m = np.concatenate([rng.uniform(-50, 50, n - 6),
+                        [0.0, np.pi, -np.pi / 2, 2.0 ** 20, 2.0 ** 20 + 2.0, -(2.0 ** 21)]])
+    r = np.concatenate([10.0 ** rng.uniform(-12, 0, n - 6), [0.1, 0.01, 0.01, 0.5, 0.5, 1.0]])
+    x = FB(m, r)
+    mc, ms = x.cos_sin_midpoint()
+    rc, rs = x.cos_sin_range()
+    with mpmath.workdps(40):
+        for i in range(n):
+            for p in _points(x, i):
+                for B in (mc, rc):
+                    assert _inside(B, i, mpmath.cos(p)), (i, float(p))
+                for B in (ms, rs):
+                    assert _inside(B, i, mpmath.sin(p)), (i, float(p))
+            mi = mpmath.mpf(float(m[i]))
+            ri = mpmath.mpf(float(r[i]))
+            kern = mpmath.mpf(2) ** -45
+            if abs(m[i]) <= 2.0 ** 20 - 2:
+                assert mc.r[i] <= ri * abs(mpmath.sin(mi)) + ri ** 2 / 2 + kern + ri * 1e-12
+                assert ms.r[i] <= ri * abs(mpmath.cos(mi)) + ri ** 2 / 2 + kern + ri * 1e-12
+                ends_c = [mpmath.cos(p) for p in _points(x, i, 2)]
+                ends_s = [mpmath.sin(p) for p in _points(x, i, 2)]
+                lo_e, hi_e = mi - ri, mi + ri
+                has_c_max = mpmath.floor(hi_e / (2 * mpmath.pi)) * 2 * mpmath.pi >= lo_e - 1e-5
+                if not has_c_max and not any(
+                        lo_e - 1e-5 <= k * mpmath.pi <= hi_e + 1e-5 for k in range(-20, 21)):
+                    assert 2 * rc.r[i] <= abs(ends_c[1] - ends_c[0]) + 4 * kern
+                if not any(lo_e - 1e-5 <= (k + mpmath.mpf(1) / 2) * mpmath.pi <= hi_e + 1e-5
+                           for k in range(-20, 21)):
+                    assert 2 * rs.r[i] <= abs(ends_s[1] - ends_s[0]) + 4 * kern
+        # an extremum inside: exactly ±1 at that end
+        c, _ = FB(np.array([0.0]), np.array([0.1])).cos_sin_range()
+        assert float(c.hi()[0]) >= 1.0 and float(c.hi()[0]) <= 1.0 + 2.0 ** -50
+        _, s = FB(np.array([-np.pi / 2]), np.array([0.01])).cos_sin_range()
+        assert float(s.lo()[0]) <= -1.0 and float(s.lo()[0]) >= -1.0 - 2.0 ** -50
+        # beyond 2^20 (either end): the whole range; at 2^20 - 2 exactly, not
+        for mm in (2.0 ** 20 + 2.0, -(2.0 ** 21), 2.0 ** 20 + 0.25):
+            c, s = FB(np.array([mm]), np.array([0.5])).cos_sin_range()
+            for B in (c, s):
+                assert float(B.lo()[0]) <= -1.0 and float(B.hi()[0]) >= 1.0
+        c, s = FB(np.array([2.0 ** 20 - 2.0]), np.array([0.25])).cos_sin_range()
+        assert 2 * float(c.r[0]) < 1.0 or 2 * float(s.r[0]) < 1.0
+
+
+def test_each_enclosure_of_the_complex_reciprocal_on_its_own():
+    rng = np.random.default_rng(37)
+    n = 200
+    ang = rng.uniform(0, 2 * np.pi, n)
+    mod = 10.0 ** rng.uniform(-2, 2, n)
+    mr, mi = mod * np.cos(ang), mod * np.sin(ang)
+    rel = 10.0 ** rng.uniform(-10, -0.5, n)
+    rr, ri = mod * rel * rng.uniform(0.1, 1, n), mod * rel * rng.uniform(0.1, 1, n)
+    z = FC(FB(mr, rr), FB(mi, ri))
+    rect = z.recip_rectangle()
+    first, near = z.recip_first_order()
+    assert near.sum() > n // 2
+    with mpmath.workdps(40):
+        for i in range(n):
+            m2 = mpmath.mpf(mr[i]) ** 2 + mpmath.mpf(mi[i]) ** 2
+            for a in (-1, 0, 1):
+                for b in (-1, 0, 1):
+                    w = mpmath.mpc(mpmath.mpf(mr[i]) + a * mpmath.mpf(rr[i]),
+                                   mpmath.mpf(mi[i]) + b * mpmath.mpf(ri[i]))
+                    v = 1 / w
+                    forms = [rect] + ([first] if near[i] else [])
+                    for B in forms:
+                        assert _inside(B.re, i, v.real) and _inside(B.im, i, v.imag), (i, a, b)
+            if near[i]:
+                R = mpmath.sqrt(mpmath.mpf(rr[i]) ** 2 + mpmath.mpf(ri[i]) ** 2)
+                bound = (mpmath.mpf(rr[i]) + mpmath.mpf(ri[i])) / m2 + \
+                    R ** 2 / (m2 * (mpmath.sqrt(m2) - R))
+                for part in (first.re, first.im):
+                    assert part.r[i] <= bound * (1 + mpmath.mpf(2) ** -40) + \
+                        mpmath.mpf(2) ** -50 / mpmath.sqrt(m2)
+    # a box around 0: no first-order form anywhere
+    f0, near0 = FC(FB(np.array([0.0]), np.array([1.0])),
+                   FB(np.array([0.0]), np.array([1.0]))).recip_first_order()
+    assert f0 is None and not near0.any()
+
+
+def test_exp_bounds_at_the_ends_of_binary64():
+    v = np.array([700.0, 700.5, 800.0, -740.0, -740.5, -800.0, np.nan])
+    lo, hi = fb.exp_bounds(v)
+    with mpmath.workdps(40):
+        e700 = mpmath.exp(700)
+        assert F(float(lo[0])) <= F(mpmath.nstr(e700, 35)) <= F(float(hi[0]))
+        assert np.isfinite(hi[0]) and hi[0] <= float(e700) * (1 + 2.0 ** -40)  # computed at 700
+        # above 700: the lower bound is e^700's (a finite float), the upper one +inf
+        assert lo[1] == lo[0] and lo[2] == lo[0] and hi[1] == np.inf and hi[2] == np.inf
+        # at −740 still computed (subnormal, positive); below, [0, 2^-1000]
+        e740 = mpmath.exp(-740)
+        assert 0 < lo[3] <= float(e740) * (1 + 1e-9) and hi[3] >= float(e740) and hi[3] < 2.0 ** -1060
+        assert lo[4] == 0.0 and hi[4] == fb.TINY and lo[5] == 0.0 and hi[5] == fb.TINY
+    assert lo[6] == 0.0 and hi[6] == np.inf

@@ -218,17 +218,22 @@ class FB:
 
     def cos_sin(self) -> tuple["FB", "FB"]:
         """(cos x, sin x) as the intersection of two enclosures (Lemma C14):
+        :meth:`cos_sin_midpoint` and :meth:`cos_sin_range`."""
+        mid_c, mid_s = self.cos_sin_midpoint()
+        rng_c, rng_s = self.cos_sin_range()
+        return meet(rng_c, mid_c), meet(rng_s, mid_s)
 
-        * the midpoint form cos(m + δ) ∈ cos m ± (|δ||sin m| + δ²/2) (likewise sin);
-        * the range form: between the values at the end points, extended to ±1 where an
-          extremum kπ (of cos) or π/2 + kπ (of sin) may lie in the ball (detected on
-          x/π with a margin of 10⁻⁶, far above its rounding error for |x| ≤ 2^20).
-        """
+    def cos_sin_midpoint(self) -> tuple["FB", "FB"]:
+        """cos(m + δ) ∈ cos m ± (|δ||sin m| + δ²/2), likewise sin."""
         c, s = _cos_sin_points(self.m)
         r = self.r
         r2 = 0.5 * r * r
-        mid_c = FB(c.m, up(c.r + r * s.mag() + r2, 4))
-        mid_s = FB(s.m, up(s.r + r * c.mag() + r2, 4))
+        return FB(c.m, up(c.r + r * s.mag() + r2, 4)), FB(s.m, up(s.r + r * c.mag() + r2, 4))
+
+    def cos_sin_range(self) -> tuple["FB", "FB"]:
+        """Between the values at the end points, extended to ±1 where an extremum kπ (of
+        cos) or π/2 + kπ (of sin) may lie in the ball (detected on x/π with a margin of
+        10⁻⁶, far above its rounding error for |x| ≤ 2^20); [−1, 1] beyond 2^20."""
         lo, hi = self.lo(), self.hi()
         (cl, sl), (ch, sh) = _cos_sin_points(lo), _cos_sin_points(hi)
         a, b = lo * _INV_PI - 1e-6, hi * _INV_PI + 1e-6  # x/π, widened
@@ -242,9 +247,8 @@ class FB:
         c_hi = np.where(has(0.0) | wide, 1.0, np.maximum(cl.hi(), ch.hi()))
         s_lo = np.where(has(1.5) | wide, -1.0, np.minimum(sl.lo(), sh.lo()))  # −π/2 + 2kπ
         s_hi = np.where(has(0.5) | wide, 1.0, np.maximum(sl.hi(), sh.hi()))
-        rng_c = from_ends(np.maximum(c_lo, -1.0), np.minimum(c_hi, 1.0))
-        rng_s = from_ends(np.maximum(s_lo, -1.0), np.minimum(s_hi, 1.0))
-        return meet(rng_c, mid_c), meet(rng_s, mid_s)
+        return (from_ends(np.maximum(c_lo, -1.0), np.minimum(c_hi, 1.0)),
+                from_ends(np.maximum(s_lo, -1.0), np.minimum(s_hi, 1.0)))
 
     def union(self, o: "FB") -> "FB":
         return from_ends(np.minimum(self.lo(), o.lo()), np.maximum(self.hi(), o.hi()))
@@ -504,10 +508,23 @@ class FC:
 
     def recip(self) -> "FC":
         """1/z as the intersection of two enclosures (Lemma C1, vectorized):
-        z̄/(Re² + Im²), and 1/m − δ/m² + δ²/(m²z) around the centre m with
-        |δ²/(m²z)| ≤ R²/(|m|²(|m| − R)), R ≥ |z − m| (where R < |m|)."""
+        :meth:`recip_rectangle` everywhere and :meth:`recip_first_order` where it applies."""
+        rect = self.recip_rectangle()
+        first, near = self.recip_first_order()
+        if first is None:
+            return rect
+        re = _pick(near, meet(rect.re, first.re), rect.re)
+        im = _pick(near, meet(rect.im, first.im), rect.im)
+        return FC(re, im)
+
+    def recip_rectangle(self) -> "FC":
+        """z̄/(Re² + Im²)."""
         inv = (self.re.sqr() + self.im.sqr()).recip()
-        rect = FC(self.re * inv, -(self.im * inv))
+        return FC(self.re * inv, -(self.im * inv))
+
+    def recip_first_order(self) -> tuple["FC | None", np.ndarray]:
+        """(1/m − δ/m² ± R²/(|m|²(|m| − R)), near): the first-order form around the centre m
+        with R ≥ |z − m|, valid where ``near`` (R < |m| proved); None where it is nowhere."""
         mr, mi = self.re.m, self.im.m
         rr, ri = self.re.r, self.im.r
         R = nx(np.sqrt(up(rr * rr + ri * ri, 2)))  # ≥ |z − m| (sqrt is correctly rounded)
@@ -519,17 +536,14 @@ class FC:
         den = dn(np.maximum(m2lo, 0.0) * dn(mabs - R))
         near = (mabs > R) & (den > 0)
         if not np.any(near):
-            return rect
+            return None, near
         inv_m2 = FB(np.where(near, s2, 1.0), np.where(near, m2.r, 0.0)).recip()
         one_m = FC(FB(mr) * inv_m2, -(FB(mi) * inv_m2))  # 1/m = m̄/|m|²
         w = -(one_m * one_m)  # −1/m²
         delta = FC(FB(np.zeros_like(mr), self.re.r), FB(np.zeros_like(mi), self.im.r))
         lin = one_m + w * delta
         rad2 = nx(up(R * R, 1) / np.where(near, den, 1.0))
-        first = FC(lin.re.widen(rad2), lin.im.widen(rad2))
-        re = _pick(near, meet(rect.re, first.re), rect.re)
-        im = _pick(near, meet(rect.im, first.im), rect.im)
-        return FC(re, im)
+        return FC(lin.re.widen(rad2), lin.im.widen(rad2)), near
 
     def contains_interior(self, o: "FC") -> np.ndarray:
         return self.re.contains_interior(o.re) & self.im.contains_interior(o.im)

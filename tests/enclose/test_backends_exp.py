@@ -36,3 +36,23 @@ def test_mpmath_interval_exp_is_not_directed():
     finally:
         iv.prec = old
     assert mpmath.mpf(hi) < true
+
+
+def test_mpmath_backend_complex_exp_contains_the_corners():
+    bk = MpmathBackend()
+    with bk.workprec(80), mpmath.workprec(300):
+        z = bk.complex_box(bk.interval(Fraction(-1, 3), Fraction(1, 4)),
+                           bk.interval(Fraction(2), Fraction(9, 4)))
+        e = bk.exp(z)
+        re, im = bk.re_im(e)
+        (rl, rh), (il, ih) = bk.bounds(re), bk.bounds(im)
+        for a in (Fraction(-1, 3), Fraction(1, 4)):
+            for b in (Fraction(2), Fraction(9, 4)):
+                v = mpmath.exp(mpmath.mpc(mpmath.mpf(a.numerator) / a.denominator,
+                                          mpmath.mpf(b.numerator) / b.denominator))
+                assert rl <= Fraction(mpmath.nstr(v.real, 60)) + Fraction(1, 10 ** 50)
+                assert Fraction(mpmath.nstr(v.real, 60)) - Fraction(1, 10 ** 50) <= rh
+                assert il <= Fraction(mpmath.nstr(v.imag, 60)) + Fraction(1, 10 ** 50)
+                assert Fraction(mpmath.nstr(v.imag, 60)) - Fraction(1, 10 ** 50) <= ih
+        # no wider than the exact range of the box by more than Arb's overestimation
+        assert rh - rl < 2 and ih - il < 2

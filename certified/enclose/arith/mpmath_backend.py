@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any, Iterator
 
-from flint import arb, ctx, fmpq
+from flint import acb, arb, ctx, fmpq
 from mpmath import iv, mp
 from mpmath.libmp import (
     from_rational,
@@ -78,16 +78,26 @@ class MpmathBackend(Backend):
         return self.hull(self.const(lo), self.const(hi))
 
     def exp(self, x: Any) -> Any:
-        # e is increasing: Arb's balls of e^a and e^b (a, b the exact end points), their
-        # outer ends rounded outward to this precision
+        # Arb's exp of the exact interval (a ball containing its end points), rounded
+        # outward to this precision: real or complex (e^{a+ib} = e^a(cos b + i sin b))
+        with ctx.workprec(iv.prec + 16):
+            if self.is_complex(x):
+                e = acb(self._arb(x.real), self._arb(x.imag)).exp()
+                parts = (e.real, e.imag)
+            else:
+                e = self._arb(x).exp()
+                parts = (e,)
+        if not all(p.is_finite() for p in parts):
+            raise UndecidedError(f"exp of {x} is not finite")
+        out = [self.interval(*arb_bounds(p)) for p in parts]
+        return out[0] if len(out) == 1 else self.complex_box(*out)
+
+    @staticmethod
+    def _arb(x: Any) -> arb:
+        """An Arb ball containing the real interval x (its exact end points)."""
         a, b = x._mpi_
         lo, hi = _rat(a, up=False), _rat(b, up=True)
-        with ctx.workprec(iv.prec + 16):
-            e_lo = arb(fmpq(lo.numerator, lo.denominator)).exp()
-            e_hi = arb(fmpq(hi.numerator, hi.denominator)).exp()
-        if not (e_lo.is_finite() and e_hi.is_finite()):
-            raise UndecidedError(f"exp of an interval up to {float(hi):.3g} is not finite")
-        return self.interval(arb_bounds(e_lo)[0], arb_bounds(e_hi)[1])
+        return arb(fmpq(lo.numerator, lo.denominator)).union(arb(fmpq(hi.numerator, hi.denominator)))
 
     def sqrt(self, x: Any) -> Any:
         return iv.sqrt(x)
