@@ -25,6 +25,7 @@ exits 2 with one line).
 
 from __future__ import annotations
 
+import math
 import struct
 import sys
 
@@ -74,7 +75,7 @@ def addition_rounds_to_nearest(add, one: float, two: float) -> bool:
     """Ties to even and no directed rounding: with u = 2⁻⁵³ (half an ulp of 1),
     1 + u = 1, 1 + 3u = 1 + 4u, −1 − u = −1, 1 − u/2 = 1, and 1 ± (u + u/128) ≠ 1 (the
     nearest, not toward zero)."""
-    u = one / two ** 53
+    u = math.ldexp(one, -53)  # exact in any rounding mode (a float ** is libm's pow)
     return (add(one, u) == one and add(one, 3 * u) == one + 4 * u
             and add(-one, -u) == -one and add(one, -u / 2) == one
             and add(one, u + u / 128) > one
@@ -93,9 +94,9 @@ def division_rounds_to_nearest(div, mul, one: float) -> bool:
 
 def underflow_is_gradual(div, mul, one: float, two: float) -> bool:
     """2⁻¹⁰²²/2 is the subnormal 2⁻¹⁰²³ (not 0) and doubles back to 2⁻¹⁰²²; 2⁻¹⁰⁷⁴ > 0."""
-    tiny = mul(two ** -1022, one)
+    tiny = mul(math.ldexp(one, -1022), one)
     half = div(tiny, two)
-    return half != 0 and mul(half, two) == tiny and mul(two ** -1074, one) > 0
+    return half != 0 and mul(half, two) == tiny and mul(math.ldexp(one, -1074), one) > 0
 
 
 def _py_add(a: float, b: float) -> float:
@@ -124,8 +125,8 @@ def _blas_is_binary64(one: float, two: float, matmul=None) -> bool:
     product or an accumulation in lower precision (float32, TF32, bf16) gets wrong:
     (1 + 2⁻⁵²)² rounds to 1 + 2⁻⁵¹ in binary64 but to 1 in float32, and
     1 + 2⁻³⁰ + 2⁻³⁰ = 1 + 2⁻²⁹ exactly in binary64 in any order, 1 in float32."""
-    e = two ** -52 * one
-    f = two ** -30 * one
+    e = math.ldexp(one, -52)  # powers of two built exactly, whatever the rounding mode
+    f = math.ldexp(one, -30)
     try:
         A = np.array([[one + e, 0.0, 0.0], [one, f, f], [f, one, f]], dtype=np.float64)
         B = np.array([[one + e, one], [one, one], [one, one]], dtype=np.float64)

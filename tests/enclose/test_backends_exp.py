@@ -56,3 +56,16 @@ def test_mpmath_backend_complex_exp_contains_the_corners():
                 assert Fraction(mpmath.nstr(v.imag, 60)) - Fraction(1, 10 ** 50) <= ih
         # no wider than the exact range of the box by more than Arb's overestimation
         assert rh - rl < 2 and ih - il < 2
+
+
+@pytest.mark.parametrize("lo, hi", [(0, 100), (-30, 1), (0, 10)])
+def test_mpmath_backend_exp_of_a_wide_real_interval_is_end_by_end(lo, hi):
+    # exp increases: [e^lo, e^hi] to the working precision, never an end below 0
+    bk = MpmathBackend()
+    with bk.workprec(120), mpmath.workprec(400):
+        e = bk.exp(bk.interval(Fraction(lo), Fraction(hi)))
+        a, b = bk.bounds(e)
+        for end, v in ((a, mpmath.exp(lo)), (b, mpmath.exp(hi))):
+            q = mpmath.mpf(end.numerator) / end.denominator
+            assert abs(q - v) <= v * mpmath.mpf(2) ** -110
+        assert a > 0 and mpmath.mpf(a.numerator) / a.denominator <= mpmath.exp(lo)

@@ -3,7 +3,8 @@
 mpmath's interval context rounds lower endpoints down and upper endpoints up in its
 arithmetic (+, −, ×, ÷, √: exact integer operations and one directed rounding). Its exp is
 accurate but not directed (``iv.exp`` of 2^−64 at 96 bits has an upper end below
-e^{2^−64}), so :meth:`MpmathBackend.exp` bounds the two end points with Arb instead.
+e^{2^−64}), so :meth:`MpmathBackend.exp` takes Arb's: at the two end points of a real
+interval, on the whole box of a complex one.
 """
 
 from __future__ import annotations
@@ -78,26 +79,34 @@ class MpmathBackend(Backend):
         return self.hull(self.const(lo), self.const(hi))
 
     def exp(self, x: Any) -> Any:
-        # Arb's exp of the exact interval (a ball containing its end points), rounded
-        # outward to this precision: real or complex (e^{a+ib} = e^a(cos b + i sin b))
+        # Real: exp increases, so Arb's e^a and e^b at the exact end points a, b, their
+        # outer ends rounded outward (a ball around the whole interval would carry Arb's
+        # ~30-bit radius into both ends, even below 0). Complex: Arb's exp of the box
+        # (e^{a+ib} = e^a(cos b + i sin b)).
         with ctx.workprec(iv.prec + 16):
             if self.is_complex(x):
                 e = acb(self._arb(x.real), self._arb(x.imag)).exp()
-                parts = (e.real, e.imag)
+                parts = [(e.real, e.real), (e.imag, e.imag)]
             else:
-                e = self._arb(x).exp()
-                parts = (e,)
-        if not all(p.is_finite() for p in parts):
+                lo, hi = self._ends(x)
+                parts = [(arb(lo).exp(), arb(hi).exp())]
+        if not all(p.is_finite() for pair in parts for p in pair):
             raise UndecidedError(f"exp of {x} is not finite")
-        out = [self.interval(*arb_bounds(p)) for p in parts]
+        out = [self.interval(arb_bounds(a)[0], arb_bounds(b)[1]) for a, b in parts]
         return out[0] if len(out) == 1 else self.complex_box(*out)
 
     @staticmethod
-    def _arb(x: Any) -> arb:
-        """An Arb ball containing the real interval x (its exact end points)."""
+    def _ends(x: Any) -> tuple[fmpq, fmpq]:
+        """The exact end points of the real interval x."""
         a, b = x._mpi_
         lo, hi = _rat(a, up=False), _rat(b, up=True)
-        return arb(fmpq(lo.numerator, lo.denominator)).union(arb(fmpq(hi.numerator, hi.denominator)))
+        return fmpq(lo.numerator, lo.denominator), fmpq(hi.numerator, hi.denominator)
+
+    @classmethod
+    def _arb(cls, x: Any) -> arb:
+        """An Arb ball containing the real interval x."""
+        lo, hi = cls._ends(x)
+        return arb(lo).union(arb(hi))
 
     def sqrt(self, x: Any) -> Any:
         return iv.sqrt(x)
