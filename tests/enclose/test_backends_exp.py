@@ -69,3 +69,20 @@ def test_mpmath_backend_exp_of_a_wide_real_interval_is_end_by_end(lo, hi):
             q = mpmath.mpf(end.numerator) / end.denominator
             assert abs(q - v) <= v * mpmath.mpf(2) ** -110
         assert a > 0 and mpmath.mpf(a.numerator) / a.denominator <= mpmath.exp(lo)
+
+
+def test_mpmath_backend_exp_beyond_arbs_range():
+    # e^{10^800}: Arb overflows; the lower end is 2^{⌊a·L⌋} ≤ e^a (L < log₂ e), the upper +inf.
+    # e^{-10^800}: Arb's ball reaches below 0; the lower end is 0 (e^a > 0).
+    import mpmath.libmp as L
+    bk = MpmathBackend()
+    with bk.workprec(64):
+        big = bk.exp(bk.const(Fraction(10) ** 800))
+        lo, hi = big._mpi_
+        k = Fraction(10) ** 800 * Fraction(14426950408, 10 ** 10)  # the argument's lower
+        assert hi == L.finf and lo[1] == 1  # end is 10^800 rounded down to 64 bits
+        assert (k * (1 - Fraction(1, 2 ** 60))).__floor__() <= lo[2] <= k.__floor__()
+        tiny = bk.exp(bk.const(-Fraction(10) ** 800))
+        lo, hi = tiny._mpi_
+        assert lo == L.fzero and L.mpf_gt(hi, L.fzero)
+        assert L.mpf_lt(hi, L.from_man_exp(1, -1000))  # Arb bounds it crudely, but tiny

@@ -16,7 +16,12 @@ from typing import Any, Iterator
 from flint import acb, arb, ctx, fmpq
 from mpmath import iv, mp
 from mpmath.libmp import (
+    finf,
+    fninf,
+    from_man_exp,
     from_rational,
+    fzero,
+    mpf_lt,
     round_ceiling,
     round_floor,
     to_float,
@@ -25,7 +30,7 @@ from mpmath.libmp import (
 
 from certified.enclose.arith.base import Backend
 from certified.errors import UndecidedError
-from certified.exact.arb_convert import EXP_LIMIT, arb_bounds, power_of_two
+from certified.exact.arb_convert import EXP_LIMIT, power_of_two
 
 
 def _special(raw: tuple) -> bool:
@@ -48,6 +53,33 @@ def _rat(raw: tuple, up: bool) -> Fraction:
         return (Fraction(0) if up else -tiny) if sign else (tiny if up else Fraction(0))
     p, q = to_rational(raw)
     return Fraction(int(p), int(q))
+
+
+def _down(x: arb) -> tuple:
+    """A raw mpf ≤ every point of the real ball x (−inf if x is not finite)."""
+    if not x.is_finite():
+        return fninf
+    man, e = x.lower().man_exp()
+    return from_man_exp(int(man), int(e), iv.prec, round_floor)
+
+
+def _up(x: arb) -> tuple:
+    """A raw mpf ≥ every point of the real ball x (+inf if x is not finite)."""
+    if not x.is_finite():
+        return finf
+    man, e = x.upper().man_exp()
+    return from_man_exp(int(man), int(e), iv.prec, round_ceiling)
+
+
+#: a rational below log₂ e = 1.442695040888963…
+_LOG2E_BELOW = Fraction(14426950408, 10 ** 10)
+
+
+def _pow2_below(a: fmpq) -> tuple:
+    """A raw mpf ≤ e^a for a (huge) a ≥ 0, where Arb's exp overflows:
+    e^a = 2^{a·log₂e} ≥ 2^{⌊a·L⌋} for L < log₂ e."""
+    q = Fraction(int(a.p), int(a.q))
+    return from_man_exp(1, (q * _LOG2E_BELOW).__floor__()) if q > 0 else fzero
 
 
 class MpmathBackend(Backend):
@@ -82,18 +114,23 @@ class MpmathBackend(Backend):
         # Real: exp increases, so Arb's e^a and e^b at the exact end points a, b, their
         # outer ends rounded outward (a ball around the whole interval would carry Arb's
         # ~30-bit radius into both ends, even below 0). Complex: Arb's exp of the box
-        # (e^{a+ib} = e^a(cos b + i sin b)).
+        # (e^{a+ib} = e^a(cos b + i sin b)). End points are read from Arb's exact
+        # lower/upper bounds as mpf (any exponent: e^{10^30} is a number here too).
         with ctx.workprec(iv.prec + 16):
             if self.is_complex(x):
                 e = acb(self._arb(x.real), self._arb(x.imag)).exp()
-                parts = [(e.real, e.real), (e.imag, e.imag)]
-            else:
-                lo, hi = self._ends(x)
-                parts = [(arb(lo).exp(), arb(hi).exp())]
-        if not all(p.is_finite() for pair in parts for p in pair):
-            raise UndecidedError(f"exp of {x} is not finite")
-        out = [self.interval(arb_bounds(a)[0], arb_bounds(b)[1]) for a, b in parts]
-        return out[0] if len(out) == 1 else self.complex_box(*out)
+                return self.complex_box(self._iv(_down(e.real), _up(e.real)),
+                                        self._iv(_down(e.imag), _up(e.imag)))
+            lo, hi = self._ends(x)
+            e_lo, e_hi = arb(lo).exp(), arb(hi).exp()
+            low = _down(e_lo) if e_lo.is_finite() else _pow2_below(lo)
+            if mpf_lt(low, fzero):  # e^a > 0: Arb's ball of a tiny e^a may reach below 0
+                low = fzero
+            return self._iv(low, _up(e_hi))
+
+    @staticmethod
+    def _iv(lo: tuple, hi: tuple) -> Any:
+        return iv.mpf((mp.make_mpf(lo), mp.make_mpf(hi)))
 
     @staticmethod
     def _ends(x: Any) -> tuple[fmpq, fmpq]:
