@@ -160,3 +160,29 @@ def test_a_majorant_beyond_binary64_falls_back_to_the_plain_recurrences():
         assert len(got) == 121
         assert [(x.m, x.r) for c in got for x in c.flat] == \
             [(x.m, x.r) for c in plain for x in c.flat]
+
+
+def test_integer_balls_in_binary64_contain_and_are_tight():
+    """_int_balls (Lemma C13): (m ± r)·2^-P for integer m, r as binary64 balls. Midpoints
+    that are not binary64 numbers (2^60 + 1, 3^40) are rounded, and 4u|m| + η covers it:
+    containment of both ends, and the radius no larger than r + 4u|m| + η, rounded up."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    from certified.checker.balls import ExactRadii
+    from certified.checker.dynamics import _int_balls
+    from certified.checker.fballs import ETA
+
+    P = 70
+    m = np.array([2 ** 60 + 1, -(3 ** 40), 5, 0], dtype=object)
+    r = np.array([0, 7, 0, 3], dtype=object)
+    got = _int_balls(m, r, P, ExactRadii())
+    for i in range(4):
+        lo = Fraction(int(m[i]) - int(r[i]), 2 ** P)
+        hi = Fraction(int(m[i]) + int(r[i]), 2 ** P)
+        assert Fraction(float(got.lo()[i])) <= lo and hi <= Fraction(float(got.hi()[i]))
+        mf = abs(Fraction(float(got.m[i])))
+        bound = Fraction(int(r[i]), 2 ** P) + 4 * Fraction(1, 2 ** 53) * mf + Fraction(ETA)
+        assert Fraction(float(got.r[i])) <= bound * (1 + Fraction(1, 2 ** 48))
+    assert got.r[2] >= ETA  # the underflow allowance is always there
