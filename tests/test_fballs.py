@@ -401,31 +401,43 @@ def test_complex_reciprocal_of_small_boxes_is_first_order_tight():
     makes 1/z tight: each part's radius is at most (r_re + r_im)/|m|² plus O(R²) and the
     rounding; the rectangle form alone is up to 3× wider. Containment at the corners,
     edge midpoints and centre against mpmath."""
-    rng = np.random.default_rng(23)
-    n = 300
-    ang = rng.uniform(0, 2 * np.pi, n)
-    mod = 10.0 ** rng.uniform(-3, 3, n)
-    mr, mi = mod * np.cos(ang), mod * np.sin(ang)
-    rel = 10.0 ** rng.uniform(-12, -4, n)
-    rr, ri = mod * rel * rng.uniform(0.1, 1, n), mod * rel * rng.uniform(0.1, 1, n)
-    z = FC(FB(mr, rr), FB(mi, ri))
+    z, boxes = _boxes_around_points(23, 300, (-3, 3), (-12, -4))
     inv = z.recip()
     with mpmath.workdps(60):
-        for i in range(n):
-            m2 = mpmath.mpf(mr[i]) ** 2 + mpmath.mpf(mi[i]) ** 2
-            R = mpmath.sqrt(mpmath.mpf(rr[i]) ** 2 + mpmath.mpf(ri[i]) ** 2)
-            first = (mpmath.mpf(rr[i]) + mpmath.mpf(ri[i])) / m2
-            second = R ** 2 / (m2 * (mpmath.sqrt(m2) - R))
+        for i, box in enumerate(boxes):
+            bound, m2 = _first_order_radius(*box)
             for part in (inv.re, inv.im):
-                assert mpmath.mpf(part.r[i]) <= (first + second) * (1 + mpmath.mpf(2) ** -40) \
+                assert mpmath.mpf(part.r[i]) <= bound * (1 + mpmath.mpf(2) ** -40) \
                     + 8 * TINY + mpmath.mpf(2) ** -50 / mpmath.sqrt(m2), i
-            for a in (-1, 0, 1):
-                for b in (-1, 0, 1):
-                    w = mpmath.mpc(mpmath.mpf(mr[i]) + a * mpmath.mpf(rr[i]),
-                                   mpmath.mpf(mi[i]) + b * mpmath.mpf(ri[i]))
-                    v = 1 / w
-                    assert abs(v.real - mpmath.mpf(inv.re.m[i])) <= mpmath.mpf(inv.re.r[i])
-                    assert abs(v.imag - mpmath.mpf(inv.im.m[i])) <= mpmath.mpf(inv.im.r[i])
+            for v in _reciprocals_at_nine_points(*box):
+                assert abs(v.real - mpmath.mpf(inv.re.m[i])) <= mpmath.mpf(inv.re.r[i])
+                assert abs(v.imag - mpmath.mpf(inv.im.m[i])) <= mpmath.mpf(inv.im.r[i])
+
+
+def _boxes_around_points(seed: int, n: int, log_mod: tuple, log_rel: tuple):
+    """n complex boxes: centres of modulus 10^log_mod at random angles, radii of relative
+    size 10^log_rel. Returns the FC and the (mr, mi, rr, ri) of each box."""
+    rng = np.random.default_rng(seed)
+    ang = rng.uniform(0, 2 * np.pi, n)
+    mod = 10.0 ** rng.uniform(*log_mod, n)
+    mr, mi = mod * np.cos(ang), mod * np.sin(ang)
+    rel = 10.0 ** rng.uniform(*log_rel, n)
+    rr, ri = mod * rel * rng.uniform(0.1, 1, n), mod * rel * rng.uniform(0.1, 1, n)
+    return FC(FB(mr, rr), FB(mi, ri)), list(zip(mr, mi, rr, ri))
+
+
+def _first_order_radius(mr, mi, rr, ri):
+    """((r_re + r_im)/|m|² + R²/(|m|²(|m| − R)), |m|²) in mpmath: the first-order form's
+    radius of 1/z for z in the box, R = |(r_re, r_im)|."""
+    m2 = mpmath.mpf(mr) ** 2 + mpmath.mpf(mi) ** 2
+    R = mpmath.sqrt(mpmath.mpf(rr) ** 2 + mpmath.mpf(ri) ** 2)
+    return (mpmath.mpf(rr) + mpmath.mpf(ri)) / m2 + R ** 2 / (m2 * (mpmath.sqrt(m2) - R)), m2
+
+
+def _reciprocals_at_nine_points(mr, mi, rr, ri) -> list:
+    """1/w at the corners, edge midpoints and centre of the box, in mpmath."""
+    return [1 / mpmath.mpc(mpmath.mpf(mr) + a * mpmath.mpf(rr), mpmath.mpf(mi) + b * mpmath.mpf(ri))
+            for a in (-1, 0, 1) for b in (-1, 0, 1)]
 
 
 # -- targeted cases (from mutation testing) ---------------------------------------------------
@@ -657,32 +669,19 @@ def test_each_enclosure_of_cos_and_sin_on_its_own():
 
 
 def test_each_enclosure_of_the_complex_reciprocal_on_its_own():
-    rng = np.random.default_rng(37)
     n = 200
-    ang = rng.uniform(0, 2 * np.pi, n)
-    mod = 10.0 ** rng.uniform(-2, 2, n)
-    mr, mi = mod * np.cos(ang), mod * np.sin(ang)
-    rel = 10.0 ** rng.uniform(-10, -0.5, n)
-    rr, ri = mod * rel * rng.uniform(0.1, 1, n), mod * rel * rng.uniform(0.1, 1, n)
-    z = FC(FB(mr, rr), FB(mi, ri))
+    z, boxes = _boxes_around_points(37, n, (-2, 2), (-10, -0.5))
     rect = z.recip_rectangle()
     first, near = z.recip_first_order()
     assert near.sum() > n // 2
     with mpmath.workdps(40):
-        for i in range(n):
-            m2 = mpmath.mpf(mr[i]) ** 2 + mpmath.mpf(mi[i]) ** 2
-            for a in (-1, 0, 1):
-                for b in (-1, 0, 1):
-                    w = mpmath.mpc(mpmath.mpf(mr[i]) + a * mpmath.mpf(rr[i]),
-                                   mpmath.mpf(mi[i]) + b * mpmath.mpf(ri[i]))
-                    v = 1 / w
-                    forms = [rect] + ([first] if near[i] else [])
-                    for B in forms:
-                        assert _inside(B.re, i, v.real) and _inside(B.im, i, v.imag), (i, a, b)
+        for i, box in enumerate(boxes):
+            forms = [rect] + ([first] if near[i] else [])
+            for j, v in enumerate(_reciprocals_at_nine_points(*box)):
+                for B in forms:
+                    assert _inside(B.re, i, v.real) and _inside(B.im, i, v.imag), (i, j)
             if near[i]:
-                R = mpmath.sqrt(mpmath.mpf(rr[i]) ** 2 + mpmath.mpf(ri[i]) ** 2)
-                bound = (mpmath.mpf(rr[i]) + mpmath.mpf(ri[i])) / m2 + \
-                    R ** 2 / (m2 * (mpmath.sqrt(m2) - R))
+                bound, m2 = _first_order_radius(*box)
                 for part in (first.re, first.im):
                     assert part.r[i] <= bound * (1 + mpmath.mpf(2) ** -40) + \
                         mpmath.mpf(2) ** -50 / mpmath.sqrt(m2)
