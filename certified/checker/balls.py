@@ -29,7 +29,7 @@ from typing import Iterator
 import mpmath.libmp as L
 import numpy as np
 
-from .elementary import exp_scaled
+from .elementary import ceil_div, ceil_shift, exp_scaled
 
 __all__ = ["EXP_ARG_MAX", "sqrt_up", "Ball", "BallError", "ExactRadii", "FloatRadii", "RadiusOverflow", "bdot",
            "scale", "scaled", "set_scale", "const", "interval", "one", "with_radii"]
@@ -76,17 +76,8 @@ def one() -> Ball:
     return Ball(1 << _P, 0)
 
 
-def _ceil_shift(x: int, s: int) -> int:
-    """⌈x / 2^s⌉ for s ≥ 0."""
-    return -((-x) >> s)
-
-
 def _div_floor(a: int, b: int) -> int:
     return a // b
-
-
-def _div_ceil(a: int, b: int) -> int:
-    return -((-a) // b)
 
 
 class Ball:
@@ -170,12 +161,12 @@ class Ball:
                 p = self.m * o.m
                 rad = abs(self.m) * o.r + self.r * abs(o.m) + self.r * o.r
                 exact = p & ((1 << _P) - 1) == 0  # the midpoint needs no rounding
-                return Ball(p >> _P, _ceil_shift(rad, _P) + (0 if exact else 1))
+                return Ball(p >> _P, ceil_shift(rad, _P) + (0 if exact else 1))
             # Both wide: the exact product interval from the end points (optimal, where
             # the midpoint–radius bound overestimates), rounded outward once.
             a, b, c, d = self.lo(), self.hi(), o.lo(), o.hi()
             ps = (a * c, a * d, b * c, b * d)
-            return Ball.from_ends(min(ps) >> _P, _ceil_shift(max(ps), _P))
+            return Ball.from_ends(min(ps) >> _P, ceil_shift(max(ps), _P))
         if isinstance(o, int):
             return Ball(self.m * o, self.r * abs(o))
         return NotImplemented
@@ -189,7 +180,7 @@ class Ball:
             raise BallError("a divisor ball contains 0")
         num = 1 << (2 * _P)
         # 1/x is decreasing on each side of 0: [1/hi, 1/lo] scaled by 2^P.
-        return Ball.from_ends(_div_floor(num, hi), _div_ceil(num, lo))
+        return Ball.from_ends(_div_floor(num, hi), ceil_div(num, lo))
 
     def sqrt(self) -> "Ball":
         """√x for a ball with x ≥ 0 (raises :class:`BallError` if it reaches below 0)."""
@@ -205,10 +196,10 @@ class Ball:
         if isinstance(o, Ball):
             return self * o.recip()
         if isinstance(o, int) and o > 0:
-            return Ball.from_ends(_div_floor(self.lo(), o), _div_ceil(self.hi(), o))
+            return Ball.from_ends(_div_floor(self.lo(), o), ceil_div(self.hi(), o))
         return NotImplemented
 
-    # -- elementary functions (mpmath, directed rounding) --------------------------------
+    # -- elementary functions (series on integers, Lemma C1e) ----------------------------
     def exp(self) -> "Ball":
         if self.hi() > EXP_ARG_MAX << _P:  # e^{2¹⁶} would be a 94,000-bit integer: no
             # quantity of a check is that large; a ball this wide is an enclosure lost
@@ -267,7 +258,7 @@ def _exp_mpf(x: tuple, up: bool) -> tuple:
         if man > 0:
             raise BallError("exp of an argument beyond 2^4096")
         # x < 0: 0 ≤ e^x ≤ 2^x ≤ 2^⌈x⌉ (e > 2)
-        return L.from_man_exp(1, _ceil_shift(man, -e) if e < 0 else man << e) if up \
+        return L.from_man_exp(1, ceil_shift(man, -e) if e < 0 else man << e) if up \
             else L.fzero
     if e >= 0:
         man, e = man << e, 0
@@ -350,7 +341,7 @@ def _at_scale(v: int, e: int, up: bool) -> int:
     s = e + _P
     if s >= 0:
         return v << s
-    return _ceil_shift(v, -s) if up else v >> -s
+    return ceil_shift(v, -s) if up else v >> -s
 
 
 def _signed_man_exp(x: tuple) -> tuple[int, int]:
@@ -368,7 +359,7 @@ def const(q: Fraction | int) -> Ball:
     q = Fraction(q)
     num = q.numerator << _P
     lo = _div_floor(num, q.denominator)
-    hi = _div_ceil(num, q.denominator)
+    hi = ceil_div(num, q.denominator)
     return Ball.from_ends(lo, hi)
 
 

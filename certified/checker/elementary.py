@@ -22,17 +22,18 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-__all__ = ["ln2_scaled", "pi_scaled", "exp_scaled"]
+__all__ = ["ceil_div", "ceil_shift", "exp_scaled", "ln2_scaled", "pi_scaled"]
 
 #: e^r is evaluated as (e^{r/2^_HALVINGS})^{2^_HALVINGS}: fewer Taylor terms
 _HALVINGS = 8
 
 
-def _ceil_div(a: int, b: int) -> int:
+def ceil_div(a: int, b: int) -> int:
+    """⌈a/b⌉ for b > 0 (the checker's integer rounding upward, also used by ``balls``)."""
     return -((-a) // b)
 
 
-def _ceil_shift(a: int, s: int) -> int:
+def ceil_shift(a: int, s: int) -> int:
     """⌈a/2^s⌉ for s ≥ 0."""
     return -((-a) >> s)
 
@@ -47,8 +48,8 @@ def ln2_scaled(W: int) -> tuple[int, int]:
     for k in range(1, K + 1):
         den = k << k
         lo += one // den
-        hi += _ceil_div(one, den)
-    return lo >> g, _ceil_shift(hi + 1, g)
+        hi += ceil_div(one, den)
+    return lo >> g, ceil_shift(hi + 1, g)
 
 
 def _atan_inv(m: int, S: int) -> tuple[int, int]:
@@ -58,7 +59,7 @@ def _atan_inv(m: int, S: int) -> tuple[int, int]:
     k, p = 0, m                  # p = m^{2k+1}
     while True:
         den = (2 * k + 1) * p
-        fl, ce = one // den, _ceil_div(one, den)
+        fl, ce = one // den, ceil_div(one, den)
         if k % 2 == 0:
             lo, hi = lo + fl, hi + ce
         else:
@@ -75,7 +76,7 @@ def pi_scaled(W: int) -> tuple[int, int]:
     S = W + g
     a_lo, a_hi = _atan_inv(5, S)
     b_lo, b_hi = _atan_inv(239, S)
-    return (16 * a_lo - 4 * b_hi) >> g, _ceil_shift(16 * a_hi - 4 * b_lo, g)
+    return (16 * a_lo - 4 * b_hi) >> g, ceil_shift(16 * a_hi - 4 * b_lo, g)
 
 
 def _exp_unit(R: int, T: int, G: int, up: bool) -> int:
@@ -87,7 +88,7 @@ def _exp_unit(R: int, T: int, G: int, up: bool) -> int:
     while term > (1 if up else 0):
         k += 1
         if up:
-            term = _ceil_div(term * R, k << s)
+            term = ceil_div(term * R, k << s)
         else:
             term = (term * R) // (k << s)
         total += term
@@ -95,7 +96,7 @@ def _exp_unit(R: int, T: int, G: int, up: bool) -> int:
         # the terms after the last one included are below it times 2^−8/(1 − 2^−8) ≤ 1
         total += 1
     for _ in range(_HALVINGS):   # e^{2y} = (e^y)², rounded in the same direction
-        total = _ceil_shift(total * total, G) if up else (total * total) >> G
+        total = ceil_shift(total * total, G) if up else (total * total) >> G
     return total
 
 
@@ -105,7 +106,7 @@ def _exp_reduced(R: int, T: int, G: int, up: bool) -> int:
         return _exp_unit(R, T, G, up)
     # e^r = 1/e^{−r}, and 1/y is decreasing: the lower bound from the upper one
     inv = _exp_unit(-R, T, G, not up)
-    return _ceil_div(1 << (2 * G), inv) if up else (1 << (2 * G)) // inv
+    return ceil_div(1 << (2 * G), inv) if up else (1 << (2 * G)) // inv
 
 
 def exp_scaled(a: int, s: int, G: int) -> tuple[int, int, int]:
@@ -118,7 +119,7 @@ def exp_scaled(a: int, s: int, G: int) -> tuple[int, int, int]:
         return 1 << G, 1 << G, 0
     if a.bit_length() - s < -(G + 4):
         # |x| < 2^−(G+4): 1 + x ≤ e^x ≤ 1 + x + x², and x²·2^G < 1 (s − G > 4 here)
-        return (1 << G) + (a >> (s - G)), (1 << G) + _ceil_shift(a, s - G) + 1, 0
+        return (1 << G) + (a >> (s - G)), (1 << G) + ceil_shift(a, s - G) + 1, 0
     # n ≈ x/ln 2 from ln 2 to W1 bits, W1 above the bits of x: |x/ln 2 − n| < 1, |r| < 1
     W1 = max(64, a.bit_length() - s + 16)
     L0 = ln2_scaled(W1)[0]
@@ -134,4 +135,4 @@ def exp_scaled(a: int, s: int, G: int) -> tuple[int, int, int]:
     Gw = G + 24                                        # working bits: roundings and 8 squarings
     lo = _exp_reduced(r_lo, T, Gw, up=False)
     hi = _exp_reduced(r_hi, T, Gw, up=True)
-    return lo >> 24, _ceil_shift(hi, 24), n
+    return lo >> 24, ceil_shift(hi, 24), n
