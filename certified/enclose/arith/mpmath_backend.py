@@ -104,8 +104,7 @@ class MpmathBackend(Backend):
         prec = iv.prec
         lo = from_rational(q.numerator, q.denominator, prec, round_floor)
         hi = from_rational(q.numerator, q.denominator, prec, round_ceiling)
-        # make_mpf wraps the raw values without re-rounding at mp.prec (53 bits).
-        return iv.mpf((mp.make_mpf(lo), mp.make_mpf(hi)))
+        return self._iv(lo, hi)
 
     def interval(self, lo: Fraction, hi: Fraction) -> Any:
         return self.hull(self.const(lo), self.const(hi))
@@ -130,19 +129,18 @@ class MpmathBackend(Backend):
 
     @staticmethod
     def _iv(lo: tuple, hi: tuple) -> Any:
+        """The interval of two raw mpf end points (make_mpf wraps them without
+        re-rounding at mp.prec, 53 bits)."""
         return iv.mpf((mp.make_mpf(lo), mp.make_mpf(hi)))
 
-    @staticmethod
-    def _ends(x: Any) -> tuple[fmpq, fmpq]:
+    def _ends(self, x: Any) -> tuple[fmpq, fmpq]:
         """The exact end points of the real interval x."""
-        a, b = x._mpi_
-        lo, hi = _rat(a, up=False), _rat(b, up=True)
+        lo, hi = self.bounds(x)
         return fmpq(lo.numerator, lo.denominator), fmpq(hi.numerator, hi.denominator)
 
-    @classmethod
-    def _arb(cls, x: Any) -> arb:
+    def _arb(self, x: Any) -> arb:
         """An Arb ball containing the real interval x."""
-        lo, hi = cls._ends(x)
+        lo, hi = self._ends(x)
         return arb(lo).union(arb(hi))
 
     def sqrt(self, x: Any) -> Any:
