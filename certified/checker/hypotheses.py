@@ -28,6 +28,7 @@ is invalid if the checker proves True; ``null`` claims nothing.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -117,14 +118,14 @@ def schur_cohn_inside(a: Poly) -> int | None:
     """Number of roots of a (real coefficients, a_n ≠ 0) in |z| < 1, or None when some
     δ_k = 0 (a root on or symmetric about the unit circle: undecided here)."""
     f = _trim(a)
-    count, P = 0, 1
+    count, negative = 0, False  # negative: P_k = δ₁⋯δ_k < 0
     while len(f) > 1:
         m = len(f) - 1
         delta = f[0] * f[0] - f[m] * f[m]
         if delta == 0:
             return None
-        P *= _sign(delta)
-        count += P < 0
+        negative ^= delta < 0
+        count += negative
         f = [f[0] * f[i] - f[m] * f[m - i] for i in range(m)]
     return count
 
@@ -143,7 +144,7 @@ def _outside(a: Poly, r: Fraction) -> int | None:
 def sturm_count_above(a: Poly, r: Fraction) -> int:
     """Number of distinct real roots of a in (r, ∞) (a(r) ≠ 0 is required)."""
     seq = [_trim(a), _deriv(a)]
-    while any(seq[-1]) and len(seq[-1]) > 1:
+    while len(seq[-1]) > 1:  # (a has degree ≥ 1, so a′ ≠ 0; no remainder kept is 0)
         rem = _divmod(seq[-2], seq[-1])[1]
         if not any(rem):
             break
@@ -172,33 +173,57 @@ def charpoly(V: Mat) -> Poly:
     return coeffs
 
 
-def _approx_roots(s: Poly) -> list | None:
-    if len(s) == 2:
-        return [mpmath.mpf(-s[0].numerator) / s[0].denominator / (s[1].numerator / s[1].denominator)]
-    try:
-        with mpmath.workdps(40):
-            return mpmath.polyroots([mpmath.mpf(c.numerator) / c.denominator for c in reversed(s)],
-                                    maxsteps=400, extraprec=200)
-    except (mpmath.libmp.NoConvergence, ZeroDivisionError):
-        return None
+def _approx_roots(s: Poly, dps: int) -> list:
+    """mpmath's roots of s at dps digits: candidates only (every conclusion drawn from them
+    is proved exactly afterwards); raises NoConvergence as mpmath does."""
+    with mpmath.workdps(dps):
+        return [mpmath.mpc(z) for z in mpmath.polyroots(
+            [mpmath.mpf(c.numerator) / c.denominator for c in reversed(s)],
+            maxsteps=4 * dps, extraprec=4 * dps)]
+
+
+def _dyadic(x) -> Fraction:
+    """A finite mpf exactly, as a Fraction ((−1)^sign · mantissa · 2^exponent)."""
+    sign, man, exp, _ = x._mpf_
+    if not man and x:
+        raise ValueError(f"not a finite number: {x}")
+    v = Fraction(man) * Fraction(2) ** exp
+    return -v if sign else v
+
+
+def _squarefree(p: Poly) -> Poly:
+    """The monic square-free part p / gcd(p, p′): the distinct roots of p, each once."""
+    s = _divmod(p, _gcd(p, _deriv(p)))[0]
+    return [c / s[-1] for c in s]
+
+
+def _leading_integer(s: Poly) -> int:
+    """L, the leading coefficient of s scaled to coprime integers. Every monic factor f of
+    s over Q has L·f in Z[x] (Gauss's lemma: the primitive integer multiple c·f divides the
+    primitive form of s in Z[x], so c | L); in particular a rational root has L·root ∈ Z."""
+    den = math.lcm(*(c.denominator for c in s))
+    ints = [int(c * den) for c in s]
+    return abs(ints[-1]) // math.gcd(*ints)
+
+
+def _cauchy(s: Poly) -> Fraction:
+    """Cauchy's bound: every root of s has modulus < 1 + max |s_i / s_n|."""
+    return 1 + max(abs(c / s[-1]) for c in s[:-1])
 
 
 def dominant(V: Mat) -> dict | None:
-    """The dominant eigenvalue of V decided exactly: {"real": bool, "positive": …, "mult": m,
-    "r": r, "s": s, "p": p}, or None when the checker cannot decide."""
+    """The dominant eigenvalue of V decided exactly: {"real_positive": bool, "mult": m,
+    "r": r, "s": s, "p": p}, or None when the checker cannot decide. r is tried from
+    mpmath's roots at 40, then 300 digits (moduli closer than 10⁻⁴⁰ need more)."""
     p = charpoly(V)
-    s = _divmod(p, _gcd(p, _deriv(p)))[0]
-    s = [c / s[-1] for c in s]
-    roots = _approx_roots(s)
-    if not roots:
-        return None
-    mods = sorted((abs(z) for z in roots), reverse=True)
-    top = mods[0]
-    second = mods[1] if len(mods) > 1 else mpmath.mpf(0)
-    if top <= 0 or top - second <= top * mpmath.mpf(10) ** -20:
-        return None  # ties or near-ties: not decided here
-    r = Fraction(str(mpmath.nstr((top + second) / 2, 25)))
-    if r <= 0 or _outside(s, r) != 1:
+    s = _squarefree(p)
+    if s == [0, 1]:  # p = x^d: every eigenvalue is 0, none is positive
+        return {"real_positive": False, "mult": len(p) - 1, "r": Fraction(0), "s": s, "p": p}
+    for dps in (40, 300):
+        r = _radius(s, dps)
+        if r is not None and _outside(s, r) == 1:
+            break
+    else:
         return None
     m = _outside(p, r)
     if m is None:
@@ -207,13 +232,25 @@ def dominant(V: Mat) -> dict | None:
     return {"real_positive": real, "mult": m, "r": r, "s": s, "p": p}
 
 
-def _isolate(s: Poly, r: Fraction, bits: int = 80) -> tuple[Fraction, Fraction]:
-    """An interval (lo, hi) ⊂ (r, ∞) holding the one real root of s there (bisection with
-    exact signs; s(r) ≠ 0 and s has exactly one simple root > r)."""
-    hi = 1 + max(abs(c / s[-1]) for c in s[:-1])  # Cauchy's bound
-    lo = r
+def _radius(s: Poly, dps: int) -> Fraction | None:
+    """A dyadic r > 0 between the two largest moduli of mpmath's roots of s at dps digits,
+    or None. A candidate only: a tie or a near-tie gives an r the exact counts reject."""
+    try:
+        roots = _approx_roots(s, dps)
+    except (mpmath.libmp.NoConvergence, ZeroDivisionError):
+        return None
+    with mpmath.workdps(dps):  # (mpmath rounds every result to the working precision)
+        mods = sorted((abs(z) for z in roots), reverse=True) + [mpmath.mpf(0)]
+        r = _dyadic((mods[0] + mods[1]) / 2)
+    return r if r > 0 else None
+
+
+def _isolate(s: Poly, r: Fraction, width: Fraction) -> tuple[Fraction, Fraction]:
+    """An interval (lo, hi) ⊂ (r, ∞) of width < ``width`` holding the one real root of s
+    there (bisection with exact signs; s(r) ≠ 0 and s has exactly one simple root > r)."""
+    lo, hi = r, _cauchy(s)
     s_lo = _sign(_peval(s, lo))
-    for _ in range(bits):
+    while hi - lo >= width:
         mid = (lo + hi) / 2
         sm = _sign(_peval(s, mid))
         if sm == 0:
@@ -222,8 +259,6 @@ def _isolate(s: Poly, r: Fraction, bits: int = 80) -> tuple[Fraction, Fraction]:
             lo = mid
         else:
             hi = mid
-        if hi - lo < Fraction(1, 2 ** bits) * (1 + abs(hi)):
-            break
     return lo, hi
 
 
@@ -242,7 +277,8 @@ def _form_sign(V: Mat, B: Mat, p: Poly, lam: tuple[Fraction, Fraction]) -> int |
         GV = [[_dot(G[i], [Vi[l][j] for l in range(d)]) for j in range(d)] for i in range(d)]
         G = [[_add(GV[i][j], b[k] if i == j else pt(Fraction(0))) for j in range(d)]
              for i in range(d)]
-    Bi = [[pt(x) for x in row] for row in B]
+    # the form sees only B's symmetric part: B + Bᵀ (twice it, the same sign), exact
+    Bi = [[pt(B[i][j] + B[j][i]) for j in range(d)] for i in range(d)]
     for c in range(d):
         col = [G[i][c] for i in range(d)]
         if not any(lo > 0 or hi < 0 for lo, hi in col):
@@ -278,8 +314,7 @@ def _exact_factors(p: Poly) -> list[tuple[str, Poly, dict]] | None:
     with complex roots: (kind, factor, data); None otherwise. Candidates come from
     mpmath's roots (at 60, then 300 digits: clustered roots need more); each is accepted
     only if it divides p exactly, and together they must exhaust its square-free part."""
-    s = _divmod(p, _gcd(p, _deriv(p)))[0]
-    s = [c / s[-1] for c in s]
+    s = _squarefree(p)
     for dps in (60, 300):
         out = _factors_at(s, dps)
         if out is not None:
@@ -288,40 +323,37 @@ def _exact_factors(p: Poly) -> list[tuple[str, Poly, dict]] | None:
 
 
 def _factors_at(s: Poly, dps: int) -> list[tuple[str, Poly, dict]] | None:
-    out: list[tuple[str, Poly, dict]] = []
-    cands: list[tuple[str, Fraction, Fraction]] = []
+    """_exact_factors with candidates from roots at dps digits. Which roots are real is
+    counted exactly (Sturm on (−C, ∞), C Cauchy's bound); the coefficients of a rational
+    factor are in Z/L (``_leading_integer``), so each candidate is the nearest point of
+    Z/L to mpmath's value, exact once mpmath is within 1/(2L)."""
     try:
-        with mpmath.workdps(dps):  # candidates only: each is checked exactly below
-            roots = mpmath.polyroots([mpmath.mpf(c.numerator) / c.denominator
-                                      for c in reversed(s)], maxsteps=50 + dps * 4,
-                                     extraprec=5 * dps) if len(s) > 2 else \
-                [mpmath.mpf(-s[0].numerator) / s[0].denominator]
-            tiny = mpmath.mpf(10) ** (-dps // 2)
-            for z in roots:
-                z = mpmath.mpc(z)
-                if abs(z.imag) <= tiny * (1 + abs(z)):
-                    cands.append(("real", Fraction(mpmath.nstr(z.real, dps - 10)), Fraction(0)))
-                elif z.imag > 0:  # the conjugate is the same factor
-                    cands.append(("pair", Fraction(mpmath.nstr(2 * z.real, dps - 10)),
-                                  Fraction(mpmath.nstr(abs(z) ** 2, dps - 10))))
+        roots = _approx_roots(s, dps)
     except (mpmath.libmp.NoConvergence, ZeroDivisionError):
         return None
-    for kind, a, b in cands:
-        a, b = a.limit_denominator(10 ** 15), b.limit_denominator(10 ** 15)
-        if kind == "real":
-            f, data = [-a, Fraction(1)], {"lambda1": a}
-        else:
-            if not a * a < 4 * b:
-                return None
-            f, data = [b, -a, Fraction(1)], {"trace": a, "norm": b}
-        if any(_trim(g) == _trim(f) for _, g, _ in out):
-            return None  # two candidates for one factor: the roots were not separated
-        out.append((kind, f, data))
+    L = _leading_integer(s)
+    n_real = sturm_count_above(s, -_cauchy(s))
+    roots.sort(key=lambda z: abs(z.imag))
+    upper = [z for z in roots[n_real:] if z.imag > 0]  # the conjugate is the same factor
+    if 2 * len(upper) != len(roots) - n_real:
+        return None
+    out: list[tuple[str, Poly, dict]] = []
+    with mpmath.workdps(dps):  # (mpmath rounds every result to the working precision)
+        def near(x) -> Fraction:  # the point of Z/L nearest to x
+            return Fraction(int(mpmath.nint(x * L)), L)
+        for z in roots[:n_real]:
+            a = near(z.real)
+            out.append(("real", [-a, Fraction(1)], {"lambda1": a}))
+        for z in upper:
+            # no test of a² < 4b is needed: the real factors, divided out first, take all
+            # n_real real roots of s, so a pair that divides what is left has complex roots
+            a, b = near(2 * z.real), near(abs(z) ** 2)
+            out.append(("pair", [b, -a, Fraction(1)], {"trace": a, "norm": b}))
     rest = s
     for _, f, _ in out:
         quo, rem = _divmod(rest, f)
         if any(_trim(rem)):
-            return None  # a candidate that is not an exact factor
+            return None  # a candidate that is not an exact factor (or one taken twice)
         rest = quo
     if len(_trim(rest)) != 1:
         return None
@@ -371,7 +403,7 @@ def good_triple(V: Mat, B: Mat) -> bool | None:
         return False if reading(V) is not None else None
     if not dom["real_positive"] or dom["mult"] != 1:
         return False  # proved: the one root of modulus > r is not real, or is multiple
-    lam = _isolate(dom["s"], dom["r"])
+    lam = _isolate(dom["s"], dom["r"], dom["r"] / 2 ** 80)
     sign = _form_sign(V, B, dom["p"], lam)
     return None if sign is None else sign > 0
 
@@ -386,8 +418,11 @@ def paranormal(V: Mat) -> bool | None:
     m = dom["mult"]
     if m == 1:
         return True
-    lo, hi = _isolate(dom["s"], dom["r"])
-    lam = Fraction(float((lo + hi) / 2)).limit_denominator(10 ** 12)
+    # a rational λ is in Z/L (``_leading_integer``): the nearest point of Z/L to an
+    # interval of width < 1/L around λ is λ itself
+    L = _leading_integer(dom["s"])
+    lo, hi = _isolate(dom["s"], dom["r"], Fraction(1, L))
+    lam = Fraction(round(L * (lo + hi) / 2), L)
     if not (lo <= lam <= hi and _peval(dom["s"], lam) == 0):
         return None  # an irrational multiple root: semisimplicity not decided here
     d = len(V)

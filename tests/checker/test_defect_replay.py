@@ -60,6 +60,27 @@ def test_shrunk_set_at_a_defect_step_rejected(cert):
     assert _failure(_redigest(c)).startswith(f"integration.replay[{k}].set.r[0]")
 
 
+def test_a_two_dimensional_defect_certificate_checks_valid_and_an_edit_is_caught():
+    """d = 2 (n = 3, V = Q = K = I; every other replay test here is on the line, where
+    n·d = n and the token differences are scalars): every step is a defect step, the
+    certificate checks valid, and a set shrunk in its second coordinate at a middle step
+    is rejected at that step."""
+    import json
+    inst = Instance.create(V=[[1, 0], [0, 1]], Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]],
+                           X0=[[-1, "1/2"], [1, 0], ["1/2", "3/2"]])
+    v = certify(inst, "3.1", digits=8, max_seconds=None, refine_t=0)
+    c = json.loads(json.dumps(to_certificate(v)))
+    recs = c["integration"]["replay"]["records"]
+    assert v.verdict == "certified" and all(r.get("method") == "defect" for r in recs)
+    rep = check_certificate(copy.deepcopy(c))
+    assert rep.valid and rep.steps_checked == len(recs), rep.message
+    k = len(recs) // 2
+    r = recs[k]["set"]["r"]
+    lo, hi = F(r[1][0]), F(r[1][1])
+    r[1] = [str((lo + hi) / 2 - (hi - lo) / 100), str((lo + hi) / 2 + (hi - lo) / 100)]
+    assert _failure(_redigest(c)).startswith(f"integration.replay[{k}].set.r[1]")
+
+
 @pytest.mark.parametrize("field,value,where", [
     ("rho", "1/1000000", "integration.replay[0]"),          # ρ ≤ h: the lemma needs h < ρ
     ("R", "1/10**60", "integration.replay[0].R"),             # below the set's spread
