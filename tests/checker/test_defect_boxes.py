@@ -515,3 +515,62 @@ NEXT = "w.set: Expected a set {c, A, r} of exact numbers. Got KeyError('c')."
 def test_the_records_own_rules_word_for_word(rec, h, want):
     """check_defect_step's first checks (before any arithmetic), at their boundaries."""
     assert _first_failure(rec, h) == want
+
+
+@pytest.mark.parametrize("variable", ["z", "x"])
+def test_velocities_contain_the_field_on_wide_boxes(variable):
+    """Boxes of s with radius 0.02 (the disk's and the circle's boxes are wide): F(p) on
+    each box contains mpmath's field at its corners and centre. Here the row sums'
+    radii are not rounding: a reciprocal that dropped them would miss some corner."""
+    P = _coefficients(8) / 4
+    field = _field(variable)
+    poly = defect._Poly(FB(P), H)
+    pts = [0.5 + 0.4j, -0.6 - 0.2j, 0.8 + 0.0j]
+    rad = 0.02
+    Z, _, D = poly.at(_boxes(pts, rad))
+    t0 = F(1, 8)
+    t = FC(FB(np.array([float(t0) + float(H) * p.real for p in pts]), float(H) * rad * 1.01),
+           FB(np.array([float(H) * p.imag for p in pts]), float(H) * rad * 1.01))
+    c = field.score_factor(t) if variable == "z" else FC(FB(np.ones(3)), FB(np.zeros(3)))
+    Fv, ok = defect._velocities(field, Z, c, D)
+    assert ok.tolist() == [True] * 3
+    for b, p in enumerate(pts):
+        for corner in (0, 1 + 1j, 1 - 1j, -1 + 1j, -1 - 1j):
+            sp = mp.mpc(p.real, p.imag) + mp.mpf(rad) * mp.mpc(corner.real, corner.imag)
+            z, _ = _poly_values(P, sp)
+            cb = mp.exp(_q(t0) + _q(H) * sp) if variable == "z" else mp.mpf(1)
+            want, _ = _mp_field(variable, z, cb)
+            for i in range(N_TOK):
+                for a in range(DIM):
+                    assert _in(Fv[b, i, a], want[i][a]), (variable, b, corner, i, a)
+
+
+@pytest.mark.parametrize("variable", ["z", "x"])
+def test_the_circle_bound_is_the_sup_of_the_defect_on_fine_arcs(variable):
+    """M_i ≥ sup_{|σ|=ρ} |p_i′(σ) − F_i(p(σ), t0 + σ)|, and on 512 arcs it is that sup up
+    to 10 %: p is the first-order polynomial z0 + σF(z0) (K = 1), whose defect
+    F(z0) − F(p(σ)) is O(ρ) while p′ + F(p) is ≈ 2F(z0). Oracle: mpmath at 1536 points."""
+    import mpmath as mp_
+
+    field = _field(variable)
+    z0 = np.array([[0.5, -0.25], [-0.75, 0.5], [0.25, 1.0]])
+    hq, rho, t0 = F(1, 16), F(1, 8), F(1, 4)
+    c0 = mp.exp(_q(t0)) if variable == "z" else mp.mpf(1)
+    f0, _ = _mp_field(variable, [[mp.mpf(x) for x in row] for row in z0], c0)
+    P = np.stack([z0, np.array([[float(_q(hq) * v) for v in row] for row in f0])])
+    poly = defect._Poly(FB(P), hq)
+    M = defect._circle(field, poly, t0, hq, rho, "w", 512)
+    top = np.zeros(N_TOK * DIM)
+    for j in range(1536):
+        sigma = _q(rho) * mp_.expj(2 * mp.pi * (j + mp.mpf(1) / 7) / 1536)
+        s = sigma / _q(hq)
+        z, dz = [[mp.mpf(P[0, i, a]) + mp.mpf(P[1, i, a]) * s for a in range(DIM)]
+                 for i in range(N_TOK)], [[mp.mpf(P[1, i, a]) / _q(hq) for a in range(DIM)]
+                                          for i in range(N_TOK)]
+        cb = mp.exp(_q(t0) + sigma) if variable == "z" else mp.mpf(1)
+        f, _ = _mp_field(variable, z, cb)
+        for i in range(N_TOK):
+            for a in range(DIM):
+                top[i * DIM + a] = max(top[i * DIM + a], float(abs(dz[i][a] - f[i][a])))
+    assert np.all(M >= top), (M, top)
+    assert np.all(M <= 1.1 * top), (M / top)

@@ -8,10 +8,11 @@ from __future__ import annotations
 import copy
 from fractions import Fraction as F
 
+import numpy as np
 import pytest
 
 from certified.checker import check_certificate, digest
-from certified.checker.errors import Malformed
+from certified.checker.errors import CheckFailure, Malformed
 from tests.checker.producer import Instance, certify, to_certificate
 
 #: d = 1, tokens −2, 1, 2 (two clusters): a few defect steps to Lemma T4's T at 8 digits
@@ -571,3 +572,80 @@ def test_too_few_stored_guard_bits_are_retried_at_retry_guard(cert, monkeypatch)
 
     monkeypatch.setattr(defect, "_polynomial", lambda j, h: (real(j, h)[0], real(j, h)[1] * 1e30))
     assert _failure(copy.deepcopy(cert)).startswith("integration.replay[0]")
+
+
+def _all_guards(c: dict, g: int) -> dict:
+    for r in c["integration"]["replay"]["records"]:
+        r["guard_bits"] = g
+    return _redigest(c)
+
+
+def test_a_coarse_circle_is_retried_with_more_arcs_at_the_only_guard(cert, monkeypatch):
+    """Records whose guard bits are already RETRY_GUARD get one try of the jets; a circle
+    too coarse with ARCS arcs is still checked again with 4 × ARCS within it."""
+    from certified.checker import defect
+
+    real = defect._circle
+    calls = []
+
+    def coarse_first(field, poly, t0, h, rho, where, arcs=defect.ARCS):
+        calls.append(arcs)
+        M = real(field, poly, t0, h, rho, where, arcs)
+        return M * 1e9 if arcs == defect.ARCS else M
+
+    monkeypatch.setattr(defect, "_circle", coarse_first)
+    c = _all_guards(copy.deepcopy(cert), defect.RETRY_GUARD)
+    rep = check_certificate(c)
+    n = len(c["integration"]["replay"]["records"])
+    assert rep.valid, rep.message
+    assert calls == [defect.ARCS, 4 * defect.ARCS] * n
+
+
+def test_a_disk_that_fails_at_the_stored_guard_is_derived_again(cert, monkeypatch):
+    """Items 1–2 failing at the stored guard bits (here: the disk, planted at each step's
+    first try) make the step derive them again at RETRY_GUARD, where it passes."""
+    from certified.checker import defect
+
+    real = defect._disk
+    tries: list[str] = []
+
+    def fails_first(field, poly, t0, h, rho, where):
+        tries.append(where)
+        if tries.count(where) == 1:
+            raise CheckFailure(where + ".rho", "a disk", "a planted failure")
+        return real(field, poly, t0, h, rho, where)
+
+    monkeypatch.setattr(defect, "_disk", fails_first)
+    rep = check_certificate(copy.deepcopy(cert))
+    n = len(cert["integration"]["replay"]["records"])
+    assert rep.valid, rep.message
+    assert len(tries) == 2 * n
+
+
+def test_disk_circle_and_order_failures_name_the_step(cert, monkeypatch):
+    """The three failures of items 1–3 that the record's data cannot cure, each at the
+    first step, word for word in their leading part: no row sum proved non-zero on the
+    disk, no arc with a finite defect, jets of a lower order than the record's."""
+    from certified.checker import defect
+    from certified.checker import dynamics
+
+    K = int(cert["integration"]["replay"]["records"][0]["order"])
+    with monkeypatch.context() as mpch:
+        mpch.setattr(defect, "DISK_DEPTH", 1)
+        mpch.setattr(defect, "_row_sums_nonzero", lambda f, Z, c, D: np.zeros(Z.shape[0], bool))
+        assert _failure(copy.deepcopy(cert)).startswith(
+            "integration.replay[0].rho: Expected a disk |σ| ≤ rho on which every softmax row "
+            "sum is proved non-zero (Lemma C20). Got a box [")
+    with monkeypatch.context() as mpch:
+        mpch.setattr(defect, "ARC_DEPTH", 1)
+        real_v = defect._velocities
+        mpch.setattr(defect, "_velocities", lambda *a: (real_v(*a)[0], np.zeros(
+            a[1].shape[0], bool)))
+        assert _failure(copy.deepcopy(cert)).startswith(
+            "integration.replay[0].rho: Expected the defect p′ − F(p) finite on the circle "
+            "|σ| = rho (Lemma C20). Got an arc θ ∈ 2π[")
+    real_jets = dynamics.Field.jets
+    monkeypatch.setattr(dynamics.Field, "jets", lambda self, Z0, t0, order, *a, **k:
+                        real_jets(self, Z0, t0, order - 1, *a, **k))
+    assert _failure(copy.deepcopy(cert)) == (f"integration.replay[0].order: Expected {K}. "
+                                             f"Got {K - 1}.")

@@ -397,6 +397,8 @@ def test_a_form_that_vanishes_at_an_irrational_eigenvector_is_undecided():
     assert decide("4.2", V, [[F(-2), F(1)], [F(1), F(2)]], []) is None
     assert decide("4.2", V, [[F(0), F(1)], [F(-1), F(0)]], []) is False
     assert decide("4.2", V, [[F(1), F(0)], [F(0), F(1)]], []) is True
+    # a small positive form (g(V)'s column e₁, φ₁ᵀ(B + Bᵀ)φ₁ = 1/2): proved > 0
+    assert decide("4.2", _diag(2, 1), _diag(F(1, 4), 1), []) is True
 
 
 @pytest.mark.parametrize("small", [F(1, 2), F(-1, 2)])
