@@ -235,15 +235,16 @@ class _FakeField:
 RHO, T0, BAD = F(1, 2), F(5, 4), (F(7, 10) / 2, F(7, 10) / 2)  # BAD = 0.7ρ(1, 1), |BAD| < ρ
 
 
-def _fails_at_bad(min_width: F | None):
-    """A predicate for _row_sums_nonzero: a box fails if it holds BAD and (None: always)
-    its width exceeds min_width."""
+def _fails_at_bad(min_width: F | None, bad=(BAD,)):
+    """A predicate for _row_sums_nonzero: a box fails if it holds a point of ``bad`` and
+    (None: always) its width exceeds min_width."""
     def pred(field, Z, c, D):
         s = poly_calls[-1]
         x0, x1 = s.re.lo() * float(H), s.re.hi() * float(H)
         y0, y1 = s.im.lo() * float(H), s.im.hi() * float(H)
-        holds = (x0 <= float(BAD[0])) & (float(BAD[0]) <= x1) & \
-            (y0 <= float(BAD[1])) & (float(BAD[1]) <= y1)
+        holds = np.zeros(x0.shape, bool)
+        for bx, by in bad:
+            holds |= (x0 <= float(bx)) & (float(bx) <= x1) & (y0 <= float(by)) & (float(by) <= y1)
         wide = np.ones_like(holds) if min_width is None else (x1 - x0) > float(min_width) * 1.01
         return ~(holds & wide)
     return pred
@@ -252,11 +253,11 @@ def _fails_at_bad(min_width: F | None):
 poly_calls: list[FC] = []
 
 
-def _run_disk(monkeypatch, min_width):
+def _run_disk(monkeypatch, min_width, bad=(BAD,)):
     poly, field = _FakePoly(), _FakeField()
     poly_calls.clear()
     monkeypatch.setattr(poly, "calls", poly_calls)
-    monkeypatch.setattr(defect, "_row_sums_nonzero", _fails_at_bad(min_width))
+    monkeypatch.setattr(defect, "_row_sums_nonzero", _fails_at_bad(min_width, bad))
     return defect._disk(field, poly, T0, H, RHO, "integration.replay[3]"), poly, field
 
 
@@ -290,6 +291,15 @@ def test_the_disk_cover_quarters_failed_boxes_and_drops_those_off_the_disk(monke
             dx = 0 if x0 <= 0 <= x1 else min(abs(x0), abs(x1)) * 0.25
             dy = 0 if y0 <= 0 <= y1 else min(abs(y0), abs(y1)) * 0.25
             assert dx * dx + dy * dy <= 0.25 + 1e-12
+
+
+def test_every_failed_box_of_a_level_is_quartered(monkeypatch):
+    """Two failing points in two level-0 boxes: BAD (as above: 3 live quarters, then 4) and
+    (−0.3ρ, −0.6ρ) in [−ρ/2, 0] × [−ρ, −ρ/2] (4 live quarters; [−ρ/2, −ρ/4] × [−3ρ/4, −ρ/2]
+    fails again, 4 more). Every failed box's quarters are kept: 16, 7, 8 boxes."""
+    other = (F(-3, 10) / 2, F(-6, 10) / 2)
+    count, poly, _ = _run_disk(monkeypatch, min_width=RHO / 8, bad=(BAD, other))
+    assert [c.shape[0] for c in poly.calls] == [16, 7, 8] and count == 31
 
 
 def test_a_box_that_fails_at_the_last_depth_rejects_the_step(monkeypatch):
@@ -350,11 +360,18 @@ def test_the_circle_covers_itself_and_halves_only_the_failed_arcs(monkeypatch):
 
 
 def test_an_arc_that_fails_at_the_last_depth_rejects_the_step(monkeypatch):
+    """The arc holding θ* fails at every depth: after 6 halvings it is named, its ends
+    2π·[a, b] around 0.3 with b − a = 1/(32·2⁶), printed to 4 digits."""
+    import re
     with pytest.raises(CheckFailure) as exc:
-        _run_circle(monkeypatch, lambda level, ang: np.abs(ang - THETA) < 0.2)
+        _run_circle(monkeypatch, lambda level, ang: np.abs(ang - THETA) < np.pi / 32 / 2 ** level)
     msg = str(exc.value)
-    assert "integration.replay[2].rho" in msg and "fails at depth 6" in msg, msg
-    assert "the defect p′ − F(p) finite on the circle" in msg, msg
+    got = re.fullmatch(r"integration\.replay\[2\]\.rho: Expected the defect p′ − F\(p\) finite "
+                       r"on the circle \|σ\| = rho \(Lemma C20\)\. Got an arc θ ∈ "
+                       r"2π\[([0-9.]+), ([0-9.]+)\] that fails at depth 6\.", msg)
+    assert got, msg
+    a, b = float(got.group(1)), float(got.group(2))
+    assert a < 0.3 < b and b - a == pytest.approx(1 / 2048, abs=2e-4)  # (4 digits)
 
 
 @pytest.mark.parametrize("re, im, nonzero", [
