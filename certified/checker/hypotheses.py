@@ -234,20 +234,29 @@ def dominant(V: Mat) -> dict | None:
 
 def _radius(s: Poly, dps: int) -> Fraction | None:
     """A dyadic r > 0 between the two largest moduli of mpmath's roots of s at dps digits,
-    or None. A candidate only: a tie or a near-tie gives an r the exact counts reject."""
+    or None. A candidate only: a tie or a near-tie gives an r the exact counts reject.
+
+    The roots are taken of s(2^k x)/2^{kn}, k the exponent of a power of two near
+    Fujiwara's bound max_i |s_{n−i}|^{1/i} (within a factor n of the largest modulus), so
+    the largest scaled modulus is of order 1: mpmath's root finder sets to 0 every root
+    below its absolute tolerance (a root 10⁻³⁵⁰ would give r = 0)."""
+    n = len(s) - 1
+    k = max(((c.numerator.bit_length() - c.denominator.bit_length()) // i + 1
+             for i, c in ((n - j, c) for j, c in enumerate(s[:-1])) if c), default=0)
+    scale = Fraction(2) ** k
     try:
-        roots = _approx_roots(s, dps)
+        roots = _approx_roots([c / scale ** (n - j) for j, c in enumerate(s)], dps)
     except (mpmath.libmp.NoConvergence, ZeroDivisionError):
         return None
     with mpmath.workdps(dps):  # (mpmath rounds every result to the working precision)
         mods = sorted((abs(z) for z in roots), reverse=True) + [mpmath.mpf(0)]
-        r = _dyadic((mods[0] + mods[1]) / 2)
-    return r if r > 0 else None
+        r = _dyadic((mods[0] + mods[1]) / 2) * scale
+    return r if r > 0 else None  # (r = 0: mpmath's roots all 0, which s = x excludes)
 
 
 def _isolate(s: Poly, r: Fraction, width: Fraction) -> tuple[Fraction, Fraction]:
-    """An interval (lo, hi) ⊂ (r, ∞) of width < ``width`` holding the one real root of s
-    there (bisection with exact signs; s(r) ≠ 0 and s has exactly one simple root > r)."""
+    """An interval [lo, hi] ⊂ [r, ∞) of width < ``width`` holding the one real root of s
+    above r (bisection with exact signs; s(r) ≠ 0 and s has exactly one simple root > r)."""
     lo, hi = r, _cauchy(s)
     s_lo = _sign(_peval(s, lo))
     while hi - lo >= width:

@@ -410,3 +410,21 @@ def test_a_double_eigenvalue_met_exactly_by_the_bisection(small):
     dom = dominant(V)
     assert _isolate(dom["s"], dom["r"], F(1, _leading_integer(dom["s"]))) == (F(3, 2),) * 2
     assert decide("5.2", V, _diag(1, 1, 1), []) is True
+
+
+@pytest.mark.parametrize("V", [
+    [[F(1, 10 ** 350)]],
+    _diag(F(1, 10 ** 350), F(-1, 2 * 10 ** 350)),
+    _diag(10 ** 300, 3, -10 ** 300 + 1),
+])
+def test_eigenvalues_far_from_1_are_decided(V):
+    """mpmath's root finder sets a root below its absolute tolerance to 0 (a λ of 10⁻³⁵⁰
+    gave r = 0: undecided, and with r ≥ 0 accepted, an endless bisection). The roots are
+    taken of s scaled by a power of two near Fujiwara's bound; here every case is decided,
+    as by the producer."""
+    d = len(V)
+    inst = Instance.create(V=V, Q=_diag(*[1] * d), K=_diag(*[1] * d),
+                           X0=[[0] * d, [1] + [0] * (d - 1)])
+    want = _classify(inst)
+    for t in ("4.2", "5.2"):
+        assert decide(t, V, _diag(*[1] * d), []) is True is want[t]
