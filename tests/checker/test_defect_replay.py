@@ -146,14 +146,13 @@ def test_planted_bug_in_the_producer_is_caught_by_the_checker(monkeypatch):
     assert _failure(c).startswith("integration.replay[0].set.r")
 
 
-def test_a_too_coarse_circle_is_checked_again_with_more_arcs(cert, monkeypatch):
-    """A first circle bound M too coarse for the stored sets (here: inflated 10⁹-fold on
-    the first attempt) fails the step; it is checked again with 4 × ARCS arcs and passes
-    (Lemma C20, item 3). Inflated on every attempt, the certificate is rejected."""
+def _coarse_first_circle(monkeypatch) -> list[int]:
+    """Make the circle's bound 10⁹ times too coarse with ARCS arcs (not with 4 × ARCS);
+    returns the list of the arc counts it is called with."""
     from certified.checker import defect
 
     real = defect._circle
-    calls = []
+    calls: list[int] = []
 
     def coarse_first(field, poly, t0, h, rho, where, arcs=defect.ARCS):
         calls.append(arcs)
@@ -161,6 +160,17 @@ def test_a_too_coarse_circle_is_checked_again_with_more_arcs(cert, monkeypatch):
         return M * 1e9 if arcs == defect.ARCS else M
 
     monkeypatch.setattr(defect, "_circle", coarse_first)
+    return calls
+
+
+def test_a_too_coarse_circle_is_checked_again_with_more_arcs(cert, monkeypatch):
+    """A first circle bound M too coarse for the stored sets (here: inflated 10⁹-fold on
+    the first attempt) fails the step; it is checked again with 4 × ARCS arcs and passes
+    (Lemma C20, item 3). Inflated on every attempt, the certificate is rejected."""
+    from certified.checker import defect
+
+    real = defect._circle
+    calls = _coarse_first_circle(monkeypatch)
     rep = check_certificate(copy.deepcopy(cert))
     assert rep.valid, rep.message
     assert calls.count(4 * defect.ARCS) == len(cert["integration"]["replay"]["records"])
@@ -585,15 +595,7 @@ def test_a_coarse_circle_is_retried_with_more_arcs_at_the_only_guard(cert, monke
     too coarse with ARCS arcs is still checked again with 4 × ARCS within it."""
     from certified.checker import defect
 
-    real = defect._circle
-    calls = []
-
-    def coarse_first(field, poly, t0, h, rho, where, arcs=defect.ARCS):
-        calls.append(arcs)
-        M = real(field, poly, t0, h, rho, where, arcs)
-        return M * 1e9 if arcs == defect.ARCS else M
-
-    monkeypatch.setattr(defect, "_circle", coarse_first)
+    calls = _coarse_first_circle(monkeypatch)
     c = _all_guards(copy.deepcopy(cert), defect.RETRY_GUARD)
     rep = check_certificate(c)
     n = len(c["integration"]["replay"]["records"])
