@@ -236,7 +236,7 @@ def _radius(s: Poly, dps: int) -> Fraction | None:
     """A dyadic r > 0 between the two largest moduli of mpmath's roots of s at dps digits,
     or None. A candidate only: a tie or a near-tie gives an r the exact counts reject.
 
-    The roots are taken of s(2^k x)/2^{kn}, k the exponent of a power of two near
+    The roots are taken of s(2ᵏx)/2ᵏⁿ, k the exponent of a power of two near
     Fujiwara's bound max_i |s_{n−i}|^{1/i} (within a factor n of the largest modulus), so
     the largest scaled modulus is of order 1: mpmath's root finder sets to 0 every root
     below its absolute tolerance (a root 10⁻³⁵⁰ would give r = 0)."""
