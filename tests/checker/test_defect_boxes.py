@@ -7,8 +7,11 @@ independent oracle, without replaying a certificate:
   contain mpmath's complex softmax and field at the point (d = 2, B not symmetric, both
   variables), and a row sum that vanishes (1 + e^{iπ} = 0) is flagged;
 * ``_disk``, ``_circle``: the cover's geometry (which boxes and arcs are evaluated, halved,
-  dropped), counted exactly for a predicate that fails at a known point, and the failures'
-  messages.
+  dropped), counted exactly for a predicate that fails at known points, the failures'
+  messages, and the circle's bound against mpmath's sup of the defect on fine arcs;
+* item 4 on a synthetic step: the tubes against ball Horner in Fractions, the pieces'
+  product order, the bootstrap's and the Jacobian's failures, and the record's own rules
+  word for word at their boundaries.
 """
 
 from __future__ import annotations
@@ -49,12 +52,12 @@ def _in(box: FC, z) -> bool:
             and mp.mpf(float(box.im.lo())) <= z.imag <= mp.mpf(float(box.im.hi())))
 
 
-def _poly_values(P: np.ndarray, s):
+def _poly_values(P: np.ndarray, s, h: F = H):
     """mpmath: z_j(σ) = Σ_k p̂_kj s^k and z_j′(σ) = Σ_k k p̂_kj s^{k−1} / h at s = σ/h."""
     K = P.shape[0] - 1
     z = [[sum(mp.mpf(P[k, j, a]) * s ** k for k in range(K + 1)) for a in range(DIM)]
          for j in range(N_TOK)]
-    dz = [[sum(k * mp.mpf(P[k, j, a]) * s ** (k - 1) for k in range(1, K + 1)) / _q(H)
+    dz = [[sum(k * mp.mpf(P[k, j, a]) * s ** (k - 1) for k in range(1, K + 1)) / _q(h)
            for a in range(DIM)] for j in range(N_TOK)]
     return z, dz
 
@@ -132,7 +135,7 @@ def _mp_field(variable: str, z, c):
             m = [sum(P[j] * z[j][a] for j in range(N_TOK)) for a in range(DIM)]
             Vm = [[mp.mpf(x.numerator) / x.denominator for x in row] for row in V_Q]
             out.append([sum(Vm[a][b] * m[b] for b in range(DIM)) for a in range(DIM)])
-    return out, sc
+    return out
 
 
 @pytest.mark.parametrize("variable", ["z", "x"])
@@ -159,9 +162,8 @@ def test_row_exps_and_velocities_contain_the_complex_softmax_and_field(variable)
     for b, p in enumerate(pts):
         sp = mp.mpc(p.real, p.imag)
         z, _ = _poly_values(P, sp)
-        cb = mp.exp(2 * mp.mpf(1) / 2 * (_q(t0) + _q(H) * sp)) if variable == "z" \
-            else mp.mpf(1)
-        want, _ = _mp_field(variable, z, cb)
+        cb = mp.exp(_q(t0) + _q(H) * sp) if variable == "z" else mp.mpf(1)  # e^{2λt}, λ = 1/2
+        want = _mp_field(variable, z, cb)
         for i in range(N_TOK):
             raw = [sum(z[i][a] * Bm[a][bb] * z[k][bb] for a in range(DIM) for bb in range(DIM))
                    for k in range(N_TOK)]
@@ -235,11 +237,11 @@ class _FakeField:
 RHO, T0, BAD = F(1, 2), F(5, 4), (F(7, 10) / 2, F(7, 10) / 2)  # BAD = 0.7ρ(1, 1), |BAD| < ρ
 
 
-def _fails_at_bad(min_width: F | None, bad=(BAD,)):
-    """A predicate for _row_sums_nonzero: a box fails if it holds a point of ``bad`` and
-    (None: always) its width exceeds min_width."""
+def _fails_at_bad(poly: _FakePoly, min_width: F | None, bad=(BAD,)):
+    """A predicate for _row_sums_nonzero: a box of ``poly``'s last evaluation fails if it
+    holds a point of ``bad`` and (None: always) its width exceeds min_width."""
     def pred(field, Z, c, D):
-        s = poly_calls[-1]
+        s = poly.calls[-1]
         x0, x1 = s.re.lo() * float(H), s.re.hi() * float(H)
         y0, y1 = s.im.lo() * float(H), s.im.hi() * float(H)
         holds = np.zeros(x0.shape, bool)
@@ -250,14 +252,9 @@ def _fails_at_bad(min_width: F | None, bad=(BAD,)):
     return pred
 
 
-poly_calls: list[FC] = []
-
-
 def _run_disk(monkeypatch, min_width, bad=(BAD,)):
     poly, field = _FakePoly(), _FakeField()
-    poly_calls.clear()
-    monkeypatch.setattr(poly, "calls", poly_calls)
-    monkeypatch.setattr(defect, "_row_sums_nonzero", _fails_at_bad(min_width, bad))
+    monkeypatch.setattr(defect, "_row_sums_nonzero", _fails_at_bad(poly, min_width, bad))
     return defect._disk(field, poly, T0, H, RHO, "integration.replay[3]"), poly, field
 
 
@@ -556,7 +553,7 @@ def test_velocities_contain_the_field_on_wide_boxes(variable):
             sp = mp.mpc(p.real, p.imag) + mp.mpf(rad) * mp.mpc(corner.real, corner.imag)
             z, _ = _poly_values(P, sp)
             cb = mp.exp(_q(t0) + _q(H) * sp) if variable == "z" else mp.mpf(1)
-            want, _ = _mp_field(variable, z, cb)
+            want = _mp_field(variable, z, cb)
             for i in range(N_TOK):
                 for a in range(DIM):
                     assert _in(Fv[b, i, a], want[i][a]), (variable, b, corner, i, a)
@@ -567,25 +564,20 @@ def test_the_circle_bound_is_the_sup_of_the_defect_on_fine_arcs(variable):
     """M_i ≥ sup_{|σ|=ρ} |p_i′(σ) − F_i(p(σ), t0 + σ)|, and on 512 arcs it is that sup up
     to 10 %: p is the first-order polynomial z0 + σF(z0) (K = 1), whose defect
     F(z0) − F(p(σ)) is O(ρ) while p′ + F(p) is ≈ 2F(z0). Oracle: mpmath at 1536 points."""
-    import mpmath as mp_
-
     field = _field(variable)
     z0 = np.array([[0.5, -0.25], [-0.75, 0.5], [0.25, 1.0]])
     hq, rho, t0 = F(1, 16), F(1, 8), F(1, 4)
     c0 = mp.exp(_q(t0)) if variable == "z" else mp.mpf(1)
-    f0, _ = _mp_field(variable, [[mp.mpf(x) for x in row] for row in z0], c0)
+    f0 = _mp_field(variable, [[mp.mpf(x) for x in row] for row in z0], c0)
     P = np.stack([z0, np.array([[float(_q(hq) * v) for v in row] for row in f0])])
     poly = defect._Poly(FB(P), hq)
     M = defect._circle(field, poly, t0, hq, rho, "w", 512)
     top = np.zeros(N_TOK * DIM)
     for j in range(1536):
-        sigma = _q(rho) * mp_.expj(2 * mp.pi * (j + mp.mpf(1) / 7) / 1536)
-        s = sigma / _q(hq)
-        z, dz = [[mp.mpf(P[0, i, a]) + mp.mpf(P[1, i, a]) * s for a in range(DIM)]
-                 for i in range(N_TOK)], [[mp.mpf(P[1, i, a]) / _q(hq) for a in range(DIM)]
-                                          for i in range(N_TOK)]
+        sigma = _q(rho) * mp.expj(2 * mp.pi * (j + mp.mpf(1) / 7) / 1536)
+        z, dz = _poly_values(P, sigma / _q(hq), hq)
         cb = mp.exp(_q(t0) + sigma) if variable == "z" else mp.mpf(1)
-        f, _ = _mp_field(variable, z, cb)
+        f = _mp_field(variable, z, cb)
         for i in range(N_TOK):
             for a in range(DIM):
                 top[i * DIM + a] = max(top[i * DIM + a], float(abs(dz[i][a] - f[i][a])))

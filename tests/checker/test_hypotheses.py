@@ -28,6 +28,10 @@ def _exact(inst) -> tuple:
     return V, B, [[F(x) for x in row] for row in inst.X0]
 
 
+def _diag(*v):
+    return [[F(v[i]) if i == j else F(0) for j in range(len(v))] for i in range(len(v))]
+
+
 def _classify(inst) -> dict:
     from certified.exact.hypotheses import classify
 
@@ -94,8 +98,7 @@ def test_schur_cohn_and_sturm_agree_with_numpy():
 
 
 def test_definiteness_and_spectral_cases():
-    D = lambda *v: [[F(v[i]) if i == j else F(0) for j in range(len(v))]  # noqa: E731
-                    for i in range(len(v))]
+    D = _diag
     I2, I3 = D(1, 1), D(1, 1, 1)
     assert is_positive_definite([[F(2), F(1)], [F(1), F(2)]])
     assert not is_positive_definite([[F(1), F(2)], [F(2), F(1)]])  # indefinite
@@ -150,10 +153,6 @@ _ = Path  # (kept for type hints in editors)
 
 
 # -- the candidates of the exact factorization (hypotheses._factors_at, paranormal) ----------
-
-def _diag(*v):
-    return [[F(v[i]) if i == j else F(0) for j in range(len(v))] for i in range(len(v))]
-
 
 def test_rational_roots_with_large_denominators_are_read_exactly():
     """Candidates are the points of Z/L nearest to mpmath's roots (L from Gauss's lemma),
