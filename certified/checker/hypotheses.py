@@ -241,8 +241,8 @@ def _radius(s: Poly, dps: int) -> Fraction | None:
     the largest scaled modulus is of order 1: mpmath's root finder sets to 0 every root
     below its absolute tolerance (a root 10⁻³⁵⁰ would give r = 0)."""
     n = len(s) - 1
-    k = max(((c.numerator.bit_length() - c.denominator.bit_length()) // i + 1
-             for i, c in ((n - j, c) for j, c in enumerate(s[:-1])) if c), default=0)
+    k = max(((c.numerator.bit_length() - c.denominator.bit_length()) // (n - j) + 1
+             for j, c in enumerate(s[:-1]) if c), default=0)
     scale = Fraction(2) ** k
     try:
         roots = _approx_roots([c / scale ** (n - j) for j, c in enumerate(s)], dps)
