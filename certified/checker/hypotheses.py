@@ -169,7 +169,7 @@ def charpoly(V: Mat) -> Poly:
              for i in range(d)]
         VM = [[sum((V[i][l] * M[l][j] for l in range(d)), Fraction(0)) for j in range(d)]
               for i in range(d)]
-        coeffs[d - k] = -sum(VM[i][i] for i in range(d)) / k
+        coeffs[d - k] = -sum((VM[i][i] for i in range(d)), Fraction(0)) / k
     return coeffs
 
 

@@ -46,7 +46,7 @@ def failures(one: float = 1.0, two: float = 2.0) -> list[str]:
     if not format_is_binary64(one, sys.float_info, struct.pack):
         bad.append("binary64 format")
     for name, add in (("python", _py_add), ("numpy", _np_add)):
-        if not addition_rounds_to_nearest(add, one, two):
+        if not addition_rounds_to_nearest(add, one):
             bad.append(f"round to nearest ({name} addition)")
     if not (division_rounds_to_nearest(_py_div, _py_mul, one)
             and division_rounds_to_nearest(_np_div, _np_mul, one)):
@@ -71,7 +71,7 @@ def format_is_binary64(one: float, info, pack) -> bool:
             and pack("<d", -2.5 * one) == b"\x00\x00\x00\x00\x00\x00\x04\xc0")
 
 
-def addition_rounds_to_nearest(add, one: float, two: float) -> bool:
+def addition_rounds_to_nearest(add, one: float) -> bool:
     """Ties to even and no directed rounding: with u = 2⁻⁵³ (half an ulp of 1),
     1 + u = 1, 1 + 3u = 1 + 4u, −1 − u = −1, 1 − u/2 = 1, and 1 ± (u + u/128) ≠ 1 (the
     nearest, not toward zero)."""

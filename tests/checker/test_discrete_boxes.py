@@ -1,0 +1,330 @@
+"""The checker on discrete time (Lemma C21), written from the survivors of a whole-module
+mutation run of ``discrete.py``:
+
+* the stored boxes against the checker's own iteration of the layer map, on balls whose
+  ends are known exactly: a box equal to the enclosure is accepted, a box that misses it
+  is refused naming the entry and the iterated enclosure, and a refusal is final exactly
+  when the box is disjoint from the enclosure (touching is not disjoint: the true iterate
+  may sit on the shared end);
+* the retry ladder: a refusal that is not final is retried on every finer rung, and the
+  layers claimed beyond the lemma's are iterated to the end;
+* the integration block of a discrete-time certificate and the setting ``check_discrete``
+  is about (Δt, R = I + ΔtV, the theorem, no replay records), each refusal word for
+  word."""
+
+from __future__ import annotations
+
+import copy
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from certified.checker import CheckFailure, _check_claims_only, digest
+from certified.checker.balls import BallError, interval, scale
+from certified.checker.discrete import (T7_TITLE, T8_TITLE, T9D_TITLE, T10_TITLE, T11_TITLE,
+                                       _check_x_boxes, _discrete_integration,
+                                       _iterate_until_fine, check_boxes_at_layer,
+                                       check_discrete, retry_ladder)
+
+Q = F(1, 4), F(3, 4)  # dyadic: the ball [1/4, 3/4] has exactly these ends
+
+
+def _X() -> np.ndarray:
+    X = np.empty((1, 1), dtype=object)
+    X[0, 0] = interval(*Q)
+    assert (X[0, 0].lo_q(), X[0, 0].hi_q()) == Q
+    return X
+
+
+def test_a_box_equal_to_the_enclosure_is_accepted():
+    _check_x_boxes([[Q]], _X())
+
+
+@pytest.mark.parametrize("box, final", [
+    ((F(0), F(1, 4)), False),      # touches the enclosure's lower end
+    ((F(0), F(1, 8)), True),       # below it
+    ((F(3, 4), F(1)), False),      # touches the upper end
+    ((F(7, 8), F(1)), True),       # above it
+    ((F(1, 4), F(5, 8)), False),   # inside, one end short
+    ((F(3, 8), F(3, 4)), False)])
+def test_a_missing_box_is_refused_and_final_only_when_disjoint(box, final):
+    with pytest.raises(CheckFailure) as exc:
+        _check_x_boxes([[box]], _X())
+    assert exc.value.where == "tail_lemma.boxes_at_T[0][0]"
+    assert str(exc.value).endswith(f"Got [{box[0]}, {box[1]}].")
+    assert exc.value.final is final
+
+
+def test_layer_boxes_name_the_iterated_enclosure():
+    """z^[K] = (1 + λΔt)^{−K} x^[K]; with λΔt = 1, K = 2 the factor is 1/4 exactly."""
+    X = np.empty((2, 1), dtype=object)
+    X[0, 0], X[1, 0] = interval(F(1), F(1)), interval(F(2), F(2))
+    lf = {"leader": [0, 0], "boxes": [[(F(1, 4), F(1, 4))], [(F(1, 2), F(1, 2))]],
+          "diffs": {1: [(F(1, 4), F(1, 4))]}}
+    check_boxes_at_layer(lf, X, F(1), F(1), 2)  # exact: z = (1/4, 1/2), z_1 − z_0 = 1/4
+    lf["diffs"] = {1: [(F(1, 4), F(3, 10))]}  # still contains 1/4
+    check_boxes_at_layer(lf, X, F(1), F(1), 2)
+    lf["diffs"] = {1: [(F(3, 10), F(1, 2))]}
+    with pytest.raises(CheckFailure) as exc:
+        check_boxes_at_layer(lf, X, F(1), F(1), 2)
+    assert exc.value.where == "tail_lemma.differences_at_T[1][0]"
+    assert "an interval containing the iterated " in str(exc.value)
+    lf["diffs"], lf["boxes"][1] = {1: [(F(1, 4), F(1, 4))]}, [(F(0), F(1, 4))]
+    with pytest.raises(CheckFailure) as exc:
+        check_boxes_at_layer(lf, X, F(1), F(1), 2)
+    assert exc.value.where == "tail_lemma.boxes_at_T[1][0]"
+    assert "an interval containing the iterated " in str(exc.value)
+
+
+class _Ctx:
+    """What ``_iterate_until_fine`` reads of the checker's context: one token at rest
+    (V = 0), so every rung iterates quickly and ``compare`` decides the outcome."""
+    X0 = [[F(1)]]
+    V = [[F(0)]]
+    B = [[F(1)]]
+    obj = {"precision": {"digits": 10}}
+
+
+def _failing(seen: list, final: bool):
+    def compare(X):
+        seen.append(scale())
+        exc = CheckFailure("tail_lemma.boxes_at_T[0][0]", "a box", f"rung {len(seen)}")
+        exc.final = final
+        raise exc
+    return compare
+
+
+def test_every_rung_is_tried_until_a_failure_is_final():
+    """A comparison that fails at every scale is retried on every rung of the ladder and
+    the last failure is the one reported; a final failure is reported at once."""
+    ladder = retry_ladder(scale(), 10)
+    assert len(ladder) == 4
+    seen: list = []
+    with pytest.raises(CheckFailure) as exc:
+        _iterate_until_fine(_Ctx, F(1, 10), 2, 3, _failing(seen, final=False))
+    assert seen == ladder and str(exc.value).endswith("Got rung 4.")
+    seen = []
+    with pytest.raises(CheckFailure) as exc:
+        _iterate_until_fine(_Ctx, F(1, 10), 2, 3, _failing(seen, final=True))
+    assert seen == ladder[:1] and str(exc.value).endswith("Got rung 1.")
+
+
+def test_a_comparison_that_passes_on_a_finer_rung_is_accepted():
+    seen: list = []
+
+    def compare(X):
+        seen.append(scale())
+        assert X[0, 0].lo_q() <= 1 <= X[0, 0].hi_q()  # V = 0: the token stays at 1
+        if len(seen) < 3:
+            raise CheckFailure("tail_lemma.boxes_at_T[0][0]", "a box", "too narrow")
+
+    _iterate_until_fine(_Ctx, F(1, 10), 2, 3, compare)
+    assert seen == retry_ladder(scale(), 10)[:3]
+
+
+def test_the_layers_claimed_beyond_the_lemmas_layer_are_iterated_to_the_end():
+    """One token with V = 1000, Δt = 1: x^[k] = 1001^k, whose score x² leaves binary64
+    after 51 layers. Layers 10…50 are finite; a claim of 60 layers is refused on every
+    rung (the iteration beyond K is what fails)."""
+    class Growing(_Ctx):
+        V = [[F(1000)]]
+
+    _iterate_until_fine(Growing, F(1), 10, 50, lambda X: None)
+    with pytest.raises(BallError) as exc:
+        _iterate_until_fine(Growing, F(1), 2, 60, lambda X: None)
+    assert str(exc.value).startswith(
+        f"the layer map's enclosure at {retry_ladder(scale(), 10)[-1]} bits: ")
+
+
+# -- the integration block of a discrete-time certificate ---------------------------------
+
+class _Run:
+    """The context ``_discrete_integration`` reads: the integration block, the lemma, λ."""
+
+    def __init__(self, integ, title=None, lam=F(1)):
+        self.integ, self.lam = integ, lam
+        self.lemma = None if title is None else {"lemma": title}
+
+
+def _integ(layers: int = 3, dt: F = F(1, 2), **edits) -> dict:
+    out = {"variable": "z", "order": 1, "certified_until": str(layers * dt),
+           "steps": [[str(k * dt), str(dt)] for k in range(layers)], "backend": "flint",
+           "replay_note": "", "precision_attempts": ["60"]}
+    out.update(edits)
+    return out
+
+
+def _refusal(integ, K: int = 0, title=None, lam=F(1)) -> str:
+    with pytest.raises(CheckFailure) as exc:
+        _discrete_integration(_Run(integ, title, lam), F(1, 2), K)
+    return str(exc.value)
+
+
+def test_a_valid_integration_block_returns_its_layers():
+    assert _discrete_integration(_Run(_integ()), F(1, 2), 3) == 3
+    assert _discrete_integration(_Run(_integ(layers=0)), F(1, 2), 0) == 0
+    for title in (T8_TITLE, T7_TITLE, T9D_TITLE, T11_TITLE):  # lemmas read in x
+        assert _discrete_integration(_Run(_integ(variable="x"), title), F(1, 2), 2) == 3
+    assert _discrete_integration(_Run(_integ(), T10_TITLE), F(1, 2), 2) == 3
+    optional = _integ()
+    for key in ("precision_attempts", "replay_note", "backend"):  # each may be absent
+        del optional[key]
+    assert _discrete_integration(_Run(optional), F(1, 2), 3) == 3
+    # no lemma: z where V = λI with λ > 0 (T10's run), x otherwise
+    assert _discrete_integration(_Run(_integ(variable="x"), lam=None), F(1, 2), 0) == 3
+    assert _discrete_integration(_Run(_integ(variable="x"), lam=F(-1)), F(1, 2), 0) == 3
+
+
+def test_integration_block_refusals_word_for_word():
+    assert _refusal(None) == ("integration: Expected the layers run (Lemma T10 needs "
+                              "layer K). Got null.")
+    assert _refusal(_integ(zz=1)) == ("integration.zz: Expected no such field (the checker "
+                                      "cannot re-derive it). Got 1.")
+    for integ, title, lam in ((_integ(variable="x"), None, F(1)),
+                              (_integ(variable="x"), T10_TITLE, F(1)),
+                              (_integ(), T7_TITLE, F(1)), (_integ(), None, F(0)),
+                              (_integ(), None, None)):
+        want = "z" if integ["variable"] == "x" else "x"
+        assert _refusal(integ, title=title, lam=lam) == (
+            f"integration: Expected variable {want!r} and order 1 (the layer map). Got "
+            f"{integ['variable']!r}, 1.")
+    assert _refusal(_integ(order=2)) == ("integration: Expected variable 'z' and order 1 "
+                                         "(the layer map). Got 'z', 2.")
+    assert _refusal(_integ(replay={"records": []})) == (
+        "integration.replay: Expected null (the checker iterates the map itself). Got "
+        "replay data.")
+    for key in ("replay_note", "backend"):
+        assert _refusal(_integ(**{key: 1})) == (f"integration.{key}: Expected a string. "
+                                                "Got another type.")
+    for attempts in ("60", [60]):
+        assert _refusal(_integ(precision_attempts=attempts)) == (
+            "integration.precision_attempts: Expected a list of strings. Got another type.")
+    steps_message = ("integration.steps: Expected [k·Δt, Δt] for k = 0, 1, … (Δt = 1/2). "
+                     "Got {}.")
+    long_steps = [["0", "1/2"], ["1/2", "1/2"], ["1", "1/2"], ["3/2", "1/2"], ["2", "1"]]
+    for steps in ("x", [["0", "1/2"], "x"], [["0", "1/2", "0"]], [["1/2", "1/2"]],
+                  [["0", "1"]], long_steps):
+        assert _refusal(_integ(steps=steps)) == steps_message.format(repr(steps)[:60])
+    for k, steps in ((0, [["0", 0.5]]), (1, [["0", "1/2"], [0.5, "1/2"]])):
+        assert _refusal(_integ(steps=steps)) == (f"integration.steps[{k}]: Expected an "
+                                                 "exact number (a string). Got 0.5.")
+    listed = ["0"] * 30  # not a number; its repr is cut at 40 characters
+    assert _refusal(_integ(steps=[[listed, "1/2"]])) == (
+        f"integration.steps[0]: Expected an exact number (a string). Got {repr(listed)[:40]}.")
+    assert _refusal(_integ(certified_until="2")) == (
+        "integration.certified_until: Expected 3/2 (the end of integration.steps, >= "
+        "tail_lemma.T = 0). Got '2'.")
+    assert _refusal(_integ(), K=4) == (
+        "integration.certified_until: Expected 3/2 (the end of integration.steps, >= "
+        "tail_lemma.T = 2). Got '3/2'.")
+    assert _refusal(_integ(certified_until=1.5)) == (
+        "integration.certified_until: Expected an exact number (a string). Got 1.5.")
+
+
+# -- the setting check_discrete is about ----------------------------------------------------
+
+def _t10(certs, **instance_edits) -> dict:
+    c = copy.deepcopy(certs["t10_31"])  # Lemma T10, Δt = 1/10
+    c["instance"].update(instance_edits)
+    return c
+
+
+def _claims_refusal(c: dict) -> str:
+    c["digest"] = digest(c)
+    with pytest.raises(CheckFailure) as exc:
+        _check_claims_only(c)
+    return str(exc.value)
+
+
+@pytest.mark.parametrize("time", ["continuous", {"discrete": "1/10", "dt": "1"}])
+def test_lemma_t10_in_another_time_setting_is_refused(certs, time):
+    assert _claims_refusal(_t10(certs, time=time)) == (
+        "instance.time: Expected discrete time {'discrete': Δt} without variant (what "
+        f"Lemma T10 is about). Got {time!r}.")
+
+
+@pytest.mark.parametrize("dt, message", [
+    ("0", "Expected Δt > 0. Got 0."), ("-1/10", "Expected Δt > 0. Got -1/10."),
+    ("x", "Expected an exact number. Got 'x'.")])
+def test_a_step_that_is_not_a_positive_number_is_refused(certs, dt, message):
+    assert _claims_refusal(_t10(certs, time={"discrete": dt})) == (
+        f"instance.time.discrete: {message}")
+
+
+@pytest.mark.parametrize("layer", [-1, "3"])
+def test_the_lemmas_layer_must_be_an_index(certs, layer):
+    c = _t10(certs)
+    c["tail_lemma"]["layer"] = layer
+    assert _claims_refusal(c) == ("tail_lemma.layer: Expected a layer index >= 0. Got "
+                                  f"{layer!r}.")
+
+
+def test_a_field_of_another_discrete_lemma_is_refused_naming_it(certs):
+    c = _t10(certs)
+    c["tail_lemma"]["G_metric"] = [["1"]]  # Lemma T8's, known to the schema
+    assert _claims_refusal(c) == ("tail_lemma.G_metric: Expected no such field (the checker "
+                                  "cannot re-derive it). Got [['1']].")
+
+
+@pytest.mark.parametrize("name, code", [("t9_85_discrete", "T9"), ("t11_85_discrete", "T11")])
+def test_lemmas_t9_and_t11_need_a_positive_definite_form(certs, name, code):
+    """Q = 0 gives B = 0. With hypotheses_hold false, as the checker re-derives for B = 0,
+    the lemma's own test of B is reached and refuses it."""
+    c = copy.deepcopy(certs[name])
+    d = len(c["instance"]["Q"])
+    c["instance"]["Q"] = [["0"] * d for _ in range(d)]
+    c["hypotheses_hold"] = False
+    assert _claims_refusal(c) == (f"tail_lemma: Expected Lemma {code}'s hypothesis QᵀK "
+                                  "symmetric positive definite (exact). Got another QᵀK.")
+
+
+@pytest.mark.parametrize("V", [[["0", "0"], ["0", "0"]], [["-1", "0"], ["0", "-1"]]])
+def test_lemma_t10_needs_v_a_positive_multiple_of_i(certs, V):
+    c = _t10(certs, V=V)
+    c["hypotheses_hold"] = False
+    assert _claims_refusal(c) == ("instance.V: Expected V = λI with λ > 0 (Lemma T10). Got "
+                                  "another V.")
+
+
+def test_replay_records_in_discrete_time_are_refused_as_continuous_steps(certs):
+    c = _t10(certs)
+    c["integration"]["replay"] = {"t_end": "3/2", "steps": 0, "records": []}
+    assert _claims_refusal(c) == (
+        "instance.time: Expected continuous time (the replay records are steps of the "
+        "differential equation). Got {'discrete': '1/10'}.")
+
+
+class _Discrete:
+    """The context ``check_discrete`` reads, with no lemma: one token in d = 1, Δt = 1."""
+
+    def __init__(self, V: F, layers: int, theorem: str = "3.1"):
+        self.V, self.B, self.X0 = [[V]], [[F(1)]], [[F(1)]]
+        self.lam, self.lemma, self.n, self.steps_checked = V, None, 1, 0
+        self.obj = {"instance": {"time": {"discrete": "1"}}, "theorem": theorem,
+                    "verdict": "undecided", "precision": {"digits": 8}}
+        self.integ = _integ(layers=layers, dt=F(1), variable="z" if V > 0 else "x")
+        self.judged = 0
+
+    def judge(self, facts=None):
+        self.judged += 1
+
+
+def test_no_lemma_iterates_the_layers_and_says_so():
+    ctx = _Discrete(F(0), 0)  # zero layers claimed: nothing to iterate, still valid
+    assert check_discrete(ctx) == ("valid: the layer map iterated to layer 0 (Δt = 1); no "
+                                   "lemma, verdict undecided")
+    ctx = _Discrete(F(1, 2), 4)
+    assert check_discrete(ctx).startswith("valid: the layer map iterated to layer 4 ")
+    assert (ctx.steps_checked, ctx.judged) == (4, 1)
+
+
+def test_r_must_be_invertible_and_the_theorem_known():
+    """Remark 3.4's rescaling needs R = I + ΔtV invertible: V = −1 with Δt = 1 gives R = 0;
+    V = 0 gives R = I (then the theorem is read)."""
+    with pytest.raises(CheckFailure) as exc:
+        check_discrete(_Discrete(F(-1), 1))
+    assert exc.value.where == "instance.time.discrete (R = I + Δt·V)"
+    with pytest.raises(CheckFailure) as exc:
+        check_discrete(_Discrete(F(0), 1, theorem="9.9"))
+    assert str(exc.value) == "theorem: Expected one of 2.1, 3.1, 4.2, 5.2, 8.5. Got '9.9'."

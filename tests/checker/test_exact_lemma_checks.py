@@ -1,0 +1,101 @@
+"""The checker's rules for the lemmas solved exactly to t = ∞ (S0, S1, S2: Lemmas C9, C9b,
+C19), word for word where a whole-module mutation run of ``exact_lemmas.py`` found a rule
+no other test reads: the field a refusal names, the null a verdict implies for the other
+object, and which lemma a valid audit says it re-checked."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from certified.checker import CheckFailure, _check_claims_only, digest
+
+
+def _edited(cert: dict, **fields) -> dict:
+    c = copy.deepcopy(cert)
+    c.update(fields)
+    c["digest"] = digest(c)
+    return c
+
+
+def test_valid_audits_name_how_their_lemma_was_rechecked(certs):
+    # S0 encloses the constant P; S1 and S2 run their own quadrature to t = ∞
+    assert _check_claims_only(certs["audit_theorem_5_2_third_party"]) == (
+        "valid: Lemma S0 re-checked (exact setting, constant P enclosed); 3 claim verdicts "
+        "re-judged")
+    message = _check_claims_only(certs["audit_theorem_2_1_middle_token"])
+    assert message.startswith("valid: Lemma S2 re-checked (exact setting, own quadrature "
+                              "and limits); "), message
+
+
+@pytest.mark.parametrize("name, other, key, verdict", [
+    ("s0_52", "evidence", "entry", "certified"),
+    ("s0_85_ref", "limit", "attention_rank", "refuted")])
+def test_s0_verify_the_object_the_verdict_excludes_must_be_null(certs, name, other, key,
+                                                                verdict):
+    """A certified S0 verdict has no evidence, a refuted one no limit (C9b)."""
+    long = {key: "y" * 80}  # an object with a key the schema knows; its repr is cut at 60
+    with pytest.raises(CheckFailure) as exc:
+        _check_claims_only(_edited(certs[name], **{other: long}))
+    assert str(exc.value) == (f"{other}: Expected null (the verdict is {verdict!r}). "
+                              f"Got {repr(long)[:60]}.")
+    assert len(repr(long)) > 61
+
+
+def test_s0_verify_lemma_with_an_unknown_field_is_refused_naming_it(certs):
+    c = copy.deepcopy(certs["s0_52"])
+    c["tail_lemma"]["T"] = "1"  # a field the schema knows (other lemmas' time), S0 has none
+    with pytest.raises(CheckFailure) as exc:
+        _check_claims_only(_edited(c))
+    assert str(exc.value) == ("tail_lemma.T: Expected no such field (the checker cannot "
+                              "re-derive it). Got '1'.")
+
+
+def _s0_audit_refusal(certs, edit) -> str:
+    c = copy.deepcopy(certs["audit_theorem_5_2_third_party"])  # Lemma S0, two tokens
+    edit(c)
+    with pytest.raises(CheckFailure) as exc:
+        _check_claims_only(_edited(c))
+    return str(exc.value)
+
+
+def test_s0_audit_limit_objects_are_closed_and_one_per_token(certs):
+    three = lambda c: c["limit"]["clusters"].append(c["limit"]["clusters"][0])  # noqa: E731
+    assert _s0_audit_refusal(certs, three) == (
+        "limit.clusters: Expected 2 clusters, one per token (the lemma gives every token's "
+        "limit). Got [{'center': [['0', '0'], ['1', '1']], 'members': [0]}, {'cen.")
+    assert _s0_audit_refusal(certs, lambda c: c["limit"]["clusters"][0].update(
+        is_zero=False)) == ("limit.clusters[0].is_zero: Expected no such field (the checker "
+                            "cannot re-derive it). Got False.")
+    assert _s0_audit_refusal(certs, lambda c: c["limit"].update(leaders=[0, 1])) == (
+        "limit.leaders: Expected no such field (the checker cannot re-derive it). Got [0, 1].")
+    assert _s0_audit_refusal(certs, lambda c: c["tail_lemma"].update(T="1")) == (
+        "tail_lemma.T: Expected no such field (the checker cannot re-derive it). Got '1'.")
+
+
+@pytest.mark.parametrize("theorem, s1_d2, s1_d1, s2", [
+    ("2.1", "certified", "certified", "certified"),
+    ("3.1", "certified", "certified", "certified"),
+    # V = λI in d ≥ 2 has no simple leading eigenvalue: Theorem 4.2 is undecided there
+    ("4.2", "undecided", "certified", "certified"),
+    ("5.2", "certified", "certified", "certified"),
+    ("8.5", "refuted", "refuted", "refuted")])  # two or three distinct limits, not one
+def test_the_verdict_each_symmetric_lemma_implies(theorem, s1_d2, s1_d1, s2):
+    from fractions import Fraction as F
+
+    from certified.checker.exact_lemmas import _symmetric_expected
+
+    assert _symmetric_expected("S1", theorem, [[F(1), F(0)], [F(0), F(1)]], 2) == s1_d2
+    assert _symmetric_expected("S1", theorem, [[F(1)], [F(-1)]], 1) == s1_d1
+    assert _symmetric_expected("S2", theorem, [[F(-1)], [F(0)], [F(1)]], 1) == s2
+
+
+@pytest.mark.parametrize("key", ["attention_limit", "attention_rank"])
+def test_s2_audit_limit_must_state_p_star_and_its_rank(certs, key):
+    c = copy.deepcopy(certs["audit_theorem_2_1_middle_token"])  # Lemma S2
+    del c["limit"][key]
+    with pytest.raises(CheckFailure) as exc:
+        _check_claims_only(_edited(c))
+    assert str(exc.value) == (f"limit.{key}: Expected present (Lemmas S1, S2 prove it). "
+                              "Got missing.")
