@@ -3,11 +3,13 @@ mutation run of ``discrete.py``:
 
 * the stored boxes against the checker's own iteration of the layer map, on balls whose
   ends are known exactly: a box equal to the enclosure is accepted, a box that misses it
-  is refused naming the entry and the iterated enclosure, and a refusal is final exactly
+  is refused naming the entry (and, at a layer, that the enclosure is the iterated
+  one), and a refusal is final exactly
   when the box is disjoint from the enclosure (touching is not disjoint: the true iterate
   may sit on the shared end);
 * the retry ladder: a refusal that is not final is retried on every finer rung, and the
-  layers claimed beyond the lemma's are iterated to the end;
+  layers claimed beyond the lemma's are iterated to the end (the layer map's calls
+  counted);
 * the integration block of a discrete-time certificate and the setting ``check_discrete``
   is about (Δt, R = I + ΔtV, the theorem, no replay records), each refusal word for
   word."""
@@ -123,18 +125,38 @@ def test_a_comparison_that_passes_on_a_finer_rung_is_accepted():
     assert seen == retry_ladder(scale(), 10)[:3]
 
 
-def test_the_layers_claimed_beyond_the_lemmas_layer_are_iterated_to_the_end():
-    """One token with V = 1000, Δt = 1: x^[k] = 1001^k, whose score x² leaves binary64
-    after 51 layers. Layers 10…50 are finite; a claim of 60 layers is refused on every
-    rung (the iteration beyond K is what fails)."""
-    class Growing(_Ctx):
-        V = [[F(1000)]]
+def _counting_layer_map(monkeypatch, fail_at: int | None = None) -> list:
+    """Count the layer map's calls (``iterate_layers`` calls it through the module too);
+    with ``fail_at``, the call of that number (from 1, counted per rung) raises
+    OverflowError, as a float conversion of a huge score does."""
+    from certified.checker import discrete
 
-    _iterate_until_fine(Growing, F(1), 10, 50, lambda X: None)
+    calls: list = []
+    real = discrete.layer_map
+
+    def layer_map(X, V, B, dt):
+        calls.append(scale())
+        if fail_at is not None and calls.count(scale()) == fail_at:
+            raise OverflowError("stand-in")
+        return real(X, V, B, dt)
+
+    monkeypatch.setattr(discrete, "layer_map", layer_map)
+    return calls
+
+
+def test_the_layers_claimed_beyond_the_lemmas_layer_are_iterated_to_the_end(monkeypatch):
+    """Layers K + 1 … L are part of the claim (finite enclosures up to certified_until):
+    K = 2, L = 5 iterates five layers, and a failure in layer 5 is reported after every
+    rung."""
+    calls = _counting_layer_map(monkeypatch)
+    _iterate_until_fine(_Ctx, F(1, 10), 2, 5, lambda X: None)
+    assert calls == [scale()] * 5
+    calls = _counting_layer_map(monkeypatch, fail_at=5)
     with pytest.raises(BallError) as exc:
-        _iterate_until_fine(Growing, F(1), 2, 60, lambda X: None)
-    assert str(exc.value).startswith(
-        f"the layer map's enclosure at {retry_ladder(scale(), 10)[-1]} bits: ")
+        _iterate_until_fine(_Ctx, F(1, 10), 2, 5, lambda X: None)
+    ladder = retry_ladder(scale(), 10)
+    assert str(exc.value) == f"the layer map's enclosure at {ladder[-1]} bits: stand-in"
+    assert calls == [bits for bits in ladder for _ in range(5)]
 
 
 # -- the integration block of a discrete-time certificate ---------------------------------
@@ -310,13 +332,15 @@ class _Discrete:
         self.judged += 1
 
 
-def test_no_lemma_iterates_the_layers_and_says_so():
+def test_no_lemma_iterates_the_layers_and_says_so(monkeypatch):
+    calls = _counting_layer_map(monkeypatch)
     ctx = _Discrete(F(0), 0)  # zero layers claimed: nothing to iterate, still valid
     assert check_discrete(ctx) == ("valid: the layer map iterated to layer 0 (Δt = 1); no "
                                    "lemma, verdict undecided")
+    assert calls == []
     ctx = _Discrete(F(1, 2), 4)
     assert check_discrete(ctx).startswith("valid: the layer map iterated to layer 4 ")
-    assert (ctx.steps_checked, ctx.judged) == (4, 1)
+    assert (ctx.steps_checked, ctx.judged, len(calls)) == (4, 1, 4)
 
 
 def test_r_must_be_invertible_and_the_theorem_known():
@@ -324,7 +348,8 @@ def test_r_must_be_invertible_and_the_theorem_known():
     V = 0 gives R = I (then the theorem is read)."""
     with pytest.raises(CheckFailure) as exc:
         check_discrete(_Discrete(F(-1), 1))
-    assert exc.value.where == "instance.time.discrete (R = I + Δt·V)"
+    assert str(exc.value) == ("instance.time.discrete (R = I + Δt·V): Expected an invertible "
+                              "matrix. Got a singular one.")
     with pytest.raises(CheckFailure) as exc:
         check_discrete(_Discrete(F(0), 1, theorem="9.9"))
     assert str(exc.value) == "theorem: Expected one of 2.1, 3.1, 4.2, 5.2, 8.5. Got '9.9'."

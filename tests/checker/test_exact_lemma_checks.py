@@ -70,6 +70,10 @@ def test_s0_audit_limit_objects_are_closed_and_one_per_token(certs):
                             "cannot re-derive it). Got False.")
     assert _s0_audit_refusal(certs, lambda c: c["limit"].update(leaders=[0, 1])) == (
         "limit.leaders: Expected no such field (the checker cannot re-derive it). Got [0, 1].")
+    # a cluster without its centre: the schema leaves `center` optional, the lemma needs it
+    assert _s0_audit_refusal(certs, lambda c: c["limit"]["clusters"][0].pop("center")) == (
+        "limit.clusters[0]: Expected members [i] and center = token 0's initial position as "
+        "its limit. Got {'members': [0]}.")
     assert _s0_audit_refusal(certs, lambda c: c["tail_lemma"].update(T="1")) == (
         "tail_lemma.T: Expected no such field (the checker cannot re-derive it). Got '1'.")
 
