@@ -22,12 +22,14 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from certified.checker import CheckFailure, _check_claims_only, digest
+from certified.checker import CheckFailure, digest
 from certified.checker.balls import BallError, interval, scale
 from certified.checker.discrete import (T7_TITLE, T8_TITLE, T9D_TITLE, T10_TITLE, T11_TITLE,
                                        _check_x_boxes, _discrete_integration,
                                        _iterate_until_fine, check_boxes_at_layer,
                                        check_discrete, retry_ladder)
+
+from .tamper import claims_outcome
 
 Q = F(1, 4), F(3, 4)  # dyadic: the ball [1/4, 3/4] has exactly these ends
 
@@ -253,10 +255,10 @@ def _t10(certs, **instance_edits) -> dict:
 
 
 def _claims_refusal(c: dict) -> str:
+    """The claims-only checker's line on ``c`` with its digest recomputed (a refusal is
+    compared word for word: "VALID …" never equals one)."""
     c["digest"] = digest(c)
-    with pytest.raises(CheckFailure) as exc:
-        _check_claims_only(c)
-    return str(exc.value)
+    return claims_outcome(c)
 
 
 @pytest.mark.parametrize("time", ["continuous", {"discrete": "1/10", "dt": "1"}])
