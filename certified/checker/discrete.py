@@ -37,8 +37,10 @@ __all__ = ["T10_TITLE", "check_boxes_at_layer", "check_discrete", "iterate_layer
 
 def _row_max_column(row: list[Ball]) -> int:
     """Any column serves as the softmax shift (the quotient does not depend on it); the
-    largest midpoint keeps the exponentials ≤ e^{width}."""
-    return max(range(len(row)), key=lambda j: row[j].mid_float())
+    largest midpoint keeps the exponentials ≤ e^{width}. The balls share one scale, so
+    their scaled integer midpoints compare exactly, at any magnitude (a binary64 reading
+    overflows beyond 1.8·10^308)."""
+    return max(range(len(row)), key=lambda j: row[j].m)
 
 
 def layer_map(X: np.ndarray, V: list[list[Fraction]], B: list[list[Fraction]],

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from certified.checker import CheckFailure, digest
-from certified.checker.balls import BallError, interval, scale
+from certified.checker.balls import BallError, interval, scale, scaled
 from certified.checker.discrete import (T7_TITLE, T8_TITLE, T9D_TITLE, T10_TITLE, T11_TITLE,
                                        _check_x_boxes, _discrete_integration,
                                        _iterate_until_fine, check_boxes_at_layer,
@@ -355,3 +355,77 @@ def test_r_must_be_invertible_and_the_theorem_known():
     with pytest.raises(CheckFailure) as exc:
         check_discrete(_Discrete(F(0), 1, theorem="9.9"))
     assert str(exc.value) == "theorem: Expected one of 2.1, 3.1, 4.2, 5.2, 8.5. Got '9.9'."
+
+
+# -- what check_discrete hands on: the facts judged, the layers counted, T_first ----------
+
+DISCRETE = ["t10_31", "t10_und", "t8_52_discrete", "t7_42_discrete", "t9_85_discrete",
+            "t11_85_discrete"]
+
+
+def _exact_limit(c: dict) -> dict | None:
+    """The limit a certificate claims, read exactly: the facts an audit is judged on."""
+    lim = c.get("limit")
+    if not lim or "attention_limit" not in lim:
+        return None
+    return {"clusters": len(lim["clusters"]),
+            "P_star": [[F(str(p)) for p in row] for row in lim["attention_limit"]]}
+
+
+@pytest.mark.parametrize("name", DISCRETE)
+def test_the_facts_judged_in_discrete_time_are_the_certified_limit(certs, monkeypatch, name):
+    """An audit's claims are judged from the facts the lemma proved: T10's P* is the
+    leader map (T8's too, on its polytope part), T9's the constant 1/n, and T7, T11 and no
+    lemma prove no P* (the
+    conclusion only). Compared with the limit the certificate states, which the checker
+    has already re-derived from the lemma (an independent reading of the same facts)."""
+    from certified.checker import _Ctx
+
+    seen: list = []
+    monkeypatch.setattr(_Ctx, "judge", lambda self, facts=None: seen.append(facts))
+    c = certs[name]
+    assert claims_outcome(c).startswith("VALID valid:")
+    title = (c.get("tail_lemma") or {}).get("lemma")
+    proves_P = title in (T10_TITLE, T8_TITLE, T9D_TITLE)
+    want = _exact_limit(c) if proves_P else None
+    assert seen == [want]
+    if proves_P:  # the claim is there to compare with
+        assert want is not None and want["clusters"] >= 1
+
+
+@pytest.mark.parametrize("name", DISCRETE)
+def test_the_report_counts_the_layers_claimed(certs, name):
+    from certified.checker import check_certificate
+
+    c = certs[name]
+    rep = check_certificate(copy.deepcopy(c))
+    assert rep.valid, rep.message
+    assert rep.steps_checked == len(c["integration"]["steps"]) > 0
+
+
+@pytest.mark.parametrize("T_first, T_float", [("1/20", 0.05), ("29/20", 1.45)])
+def test_t_first_between_layers_is_refused(certs, T_first, T_float):
+    """Δt = 1/10: 1/20 and 29/20 lie in [0, T] but are no layer times k·Δt."""
+    c = _t10(certs)
+    c["timescale"].update(T_first=T_first, T_first_float=T_float)
+    assert _claims_refusal(c) == (f"timescale.T_first: Expected a layer time k·Δt (Δt = "
+                                  f"1/10). Got {T_first!r}.")
+    c["timescale"].update(T_first="7/5", T_first_float=1.4)  # a layer time: accepted
+    assert _claims_refusal(c).startswith("VALID valid: Lemma T10 re-checked")
+
+
+def test_the_layer_map_shifts_scores_beyond_binary64_exactly():
+    """Two equal tokens x = 2^600 in d = 1, B = V = 1, Δt = 1/2: the scores are 2^1200
+    (no binary64 number), the attention is 1/2 each, and the layer is x + x/2 exactly.
+    The shift column is chosen on the balls' exact midpoints (a float reading overflowed
+    and turned a valid certificate into a refusal)."""
+    from certified.checker.discrete import layer_map
+
+    x = F(2) ** 600
+    X = np.empty((2, 1), dtype=object)
+    with scaled(64):
+        X[0, 0] = X[1, 0] = interval(x, x)
+        out = layer_map(X, [[F(1)]], [[F(1)]], F(1, 2))
+        for i in range(2):
+            assert out[i, 0].lo_q() <= x * F(3, 2) <= out[i, 0].hi_q()
+            assert out[i, 0].hi_q() - out[i, 0].lo_q() <= x * F(2) ** -50
