@@ -31,8 +31,16 @@ def _q(x: object, where: str) -> Fraction:
     return exact_number(x, where)
 
 
+def _ends(pair: Any, where: str) -> tuple[Fraction, Fraction]:
+    """A stored interval: exactly two exact numbers [lo, hi] (a third element would be a
+    claim nothing reads)."""
+    if not (isinstance(pair, list) and len(pair) == 2):
+        raise CheckFailure(where, "an interval [lo, hi] of two exact numbers", repr(pair)[:60])
+    return _q(pair[0], where), _q(pair[1], where)
+
+
 def _inside(pair: list, b: Ball, where: str) -> None:
-    lo, hi = _q(pair[0], where), _q(pair[1], where)
+    lo, hi = _ends(pair, where)
     if not (lo <= b.lo_q() and b.hi_q() <= hi):
         raise CheckFailure(where, f"an interval containing the recomputed {b!r}",
                            f"[{pair[0]}, {pair[1]}]")
@@ -41,7 +49,7 @@ def _inside(pair: list, b: Ball, where: str) -> None:
 def _inside_mpf(pair: list, lo: tuple, hi: tuple, where: str) -> None:
     """The stored [pair] contains the recomputed mpf interval [lo, hi] (compared through
     mpfs rounded so that success proves the inclusion)."""
-    a, b = _q(pair[0], where), _q(pair[1], where)
+    a, b = _ends(pair, where)
     if not (L.mpf_cmp(mpf_up(a), lo) <= 0 and L.mpf_cmp(hi, mpf_down(b)) <= 0):
         raise CheckFailure(where, "an interval containing the recomputed "
                            f"[{L.to_str(lo, 25)}, {L.to_str(hi, 25)}]",
@@ -142,6 +150,10 @@ def check_symmetric(lemma: dict, inst: dict, V: Mat, B: Mat, X0: Mat) -> dict:
     fac = (-I).exp()
     _inside(lemma[fac_key], fac, "tail_lemma." + fac_key)
     limits = lemma["limits_z"]
+    if not (isinstance(limits, list) and len(limits) == n and
+            all(isinstance(row, list) and len(row) == d for row in limits)):
+        raise CheckFailure("tail_lemma.limits_z", f"{n}×{d} intervals (one per token and "
+                           "coordinate)", repr(limits)[:60])
     if kind == "pair":
         for i, sgn in ((0, 1), (1, -1)):
             for c in range(d):

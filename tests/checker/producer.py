@@ -31,13 +31,15 @@ _ROTATING = dict(V=[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, "3/5", "-3/5"], [0, 0, "3
                  Q=[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
                  K=[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
                  X0=[[2, 1, "1/2", "-1/2"], [-1, 2, 0, "1/2"]])
+#: Lemma S1: two tokens of equal norm, V = λI, QᵀK = βI
+_PAIR = dict(V=[[1, 0], [0, 1]], Q=[[1, 0], [0, 1]], K=[[1, 0], [0, 1]], X0=[[2, 1], [1, -2]])
 _EQUAL = dict(V=[[-1, 0], [0, -1]], Q=[[1, 0], [0, 1]], K=[[2, 1], [1, 2]],
               X0=[[1, 2], [1, 2], [1, 2]])
 
 #: name: (instance file or Instance.create arguments, theorem, t_max) — one certificate of
 #: each kind: Lemma T4 certified (2.1, 4.2) and refuted (8.5; 2.1 is the d = 2 audit), T6
 #: (for 3.1: T6 bounds, proves no limit), T7, T8, T9, T10 (discrete time; T7, T8 and T9's
-#: discrete forms), T11 (8.5 refuted in discrete time), S0, S2 and S3 (verify).
+#: discrete forms), T11 (8.5 refuted in discrete time), S0, S1, S2 and S3 (verify).
 CASES = {
     "t4_21": (_LINE, "2.1", 8),
     "t4_42": (_LINE, "4.2", 8),
@@ -62,6 +64,11 @@ CASES = {
     "s0_85_ref": ("examples/thm5_2_third_party.json", "8.5", 8),
     "s0_85": (_EQUAL, "8.5", 8),
     "s0_21_ref": (dict(V=[[0]], Q=[[1]], K=[[1]], X0=[[-1], [2]]), "2.1", 8),
+    # Lemma S1 in verify (the symmetric pair, solved exactly): certified (2.1), undecided
+    # (4.2 with V = λI in d = 2), refuted (8.5)
+    "s1_21": (_PAIR, "2.1", 8),
+    "s1_42_und": (_PAIR, "4.2", 8),
+    "s1_85_ref": (_PAIR, "8.5", 8),
     # Lemma S2 in verify (the middle token, solved exactly): certified (3.1), refuted (8.5)
     "s2_31": (_TRIPLE, "3.1", 8),
     "s2_85_ref": (_TRIPLE, "8.5", 8),

@@ -106,7 +106,10 @@ WITNESSES = {"tail_lemma.norm_S[][]": "T7's norm: any invertible S with the stor
              # Lemma T8's quadratic norm on G: any P with P − I ≻ 0 and ν²P − V_GᵀPV_G ≻ 0;
              # Y and the G-differences' norm are checked with the stored P
              "tail_lemma.G_metric[][]": "T8's quadratic norm on G",
-             "tail_lemma.G_metric[]": "T8's quadratic norm on G (a row)"}
+             "tail_lemma.G_metric[]": "T8's quadratic norm on G (a row)",
+             # a refutation's entry of P* other than 1/n: any such entry is a witness
+             # (Lemma S1's P* = I has no entry equal to 1/2, so ±1 gives another one)
+             "evidence.entry[]": "a refutation's entry i, j with P*_ij ≠ 1/n"}
 
 _NUM = re.compile(r"\s*[+-]?(\d+(/\d+)?|\d*\.\d*([eE][+-]?\d+)?|\d+[eE][+-]?\d+)\s*")
 

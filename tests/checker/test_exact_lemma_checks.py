@@ -95,3 +95,43 @@ def test_s2_audit_limit_must_state_p_star_and_its_rank(certs, key):
     assert _refusal(certs["audit_theorem_2_1_middle_token"],  # Lemma S2
                     lambda c: c["limit"].pop(key)) == (
         f"limit.{key}: Expected present (Lemmas S1, S2 prove it). Got missing.")
+
+
+@pytest.mark.parametrize("name", ["s2_31", "s2_85_ref"])
+def test_s1_s2_verify_lemma_with_an_unknown_field_is_refused_naming_it(certs, name):
+    assert _refusal(certs[name], lambda c: c["tail_lemma"].update(G_metric=[["1"]])) == (
+        "tail_lemma.G_metric: Expected no such field (the checker cannot re-derive it). Got "
+        "[['1']].")
+
+
+def test_s2_verify_names_an_unknown_theorem_cut_at_60_characters(certs):
+    """s2_85_ref's hypotheses do not hold, so the lemma's own reading of the theorem is
+    reached (the schema leaves the theorem a string)."""
+    theorem = "9" * 70
+    assert _refusal(certs["s2_85_ref"], lambda c: c.update(theorem=theorem)) == (
+        f"theorem: Expected one of 2.1, 3.1, 4.2, 5.2, 8.5. Got {repr(theorem)[:60]}.")
+
+
+@pytest.mark.parametrize("name, key", [("s1_21", "integral_I_u0"),
+                                       ("s1_85_ref", "contraction_exp_minus_I"),
+                                       ("s1_42_und", "distance_between_limits"),
+                                       ("s2_31", "contraction_exp_minus_J")])
+def test_s1_s2_intervals_are_exactly_two_numbers(certs, name, key):
+    """A third element was accepted (only the first two were read): found by the generated
+    type tests once S1 had a verify fixture."""
+    pair = certs[name]["tail_lemma"][key]
+    three = pair + [pair[1]]
+    assert _refusal(certs[name], lambda c: c["tail_lemma"].update({key: three})) == (
+        f"tail_lemma.{key}: Expected an interval [lo, hi] of two exact numbers. Got "
+        f"{repr(three)[:60]}.")
+
+
+@pytest.mark.parametrize("name, n, d", [("s1_21", 2, 2), ("s1_85_ref", 2, 2),
+                                        ("s2_85_ref", 3, 1)])
+def test_s1_s2_limits_have_one_interval_per_token_and_coordinate(certs, name, n, d):
+    lim = certs[name]["tail_lemma"]["limits_z"]
+    for bad in (lim + [lim[0]], [row + [row[0]] for row in lim], lim[:-1],
+                [lim[0][:-1]] + lim[1:]):
+        assert _refusal(certs[name], lambda c: c["tail_lemma"].update(limits_z=bad)) == (
+            f"tail_lemma.limits_z: Expected {n}×{d} intervals (one per token and "
+            f"coordinate). Got {repr(bad)[:60]}.")

@@ -199,7 +199,10 @@ def test_schema_check_names_the_path_of_a_schema_error(certs):
     ("-2.5e1_000_000", True), ("1e0999999", True),  # 7 digits: never parsed
     (".5e100001", True), ("1e99999", False), ("abc", False), ("3/4", False),
     ("deadbeefe1000001", False),  # a name or digest, not a number
-    (" 1e100001 ", True), ("1e100000x", False), ("e100001", False)])
+    (" 1e100001 ", True), ("1e100000x", False), ("e100001", False),
+    ("1e+100000", False), ("1e-100000", False),  # the sign is not a digit
+    ("1e1_0_0_0", False), ("1e1_0_0_0_0_0_1", True),  # nor an underscore
+    ("1e0000001", True)])  # seven digits are refused unread, even with leading zeros
 def test_too_large_reads_the_exponent_of_a_decimal(x, large):
     assert _too_large(x) is large
 
