@@ -135,3 +135,56 @@ def test_s1_s2_limits_have_one_interval_per_token_and_coordinate(certs, name, n,
         assert _refusal(certs[name], lambda c: c["tail_lemma"].update(limits_z=bad)) == (
             f"tail_lemma.limits_z: Expected {n}×{d} intervals (one per token and "
             f"coordinate). Got {repr(bad)[:60]}.")
+
+
+# -- Lemmas S1 and S2 in a verify certificate: the verdict and the objects it allows ------
+
+_LONG = {"statement": "y" * 80}  # an evidence or limit object the schema admits
+
+
+@pytest.mark.parametrize("name, other, verdict", [
+    ("s1_21", "evidence", "certified"), ("s2_31", "evidence", "certified"),
+    ("s1_85_ref", "limit", "refuted")])
+def test_s1_s2_verify_the_object_the_verdict_excludes_must_be_null(certs, name, other,
+                                                                   verdict):
+    assert _refusal(certs[name], lambda c: c.update({other: _LONG})) == (
+        f"{other}: Expected null (the verdict is {verdict!r}). Got {repr(_LONG)[:60]}.")
+
+
+def test_s1_undecided_claims_no_evidence(certs):
+    """Theorem 4.2 with V = λI in d = 2: S1 gives every limit, the verdict is undecided
+    (Lemma C19), and nothing may be claimed."""
+    assert _refusal(certs["s1_42_und"], lambda c: c.update(evidence=_LONG)) == (
+        f"evidence: Expected null (nothing is claimed). Got {repr(_LONG)[:60]}.")
+
+
+_S1 = {"2.1": "s1_21", "4.2": "s1_42_und", "8.5": "s1_85_ref"}  # one pair, three theorems
+
+
+@pytest.mark.parametrize("name, theorem, want", [
+    ("s1_42_und", "2.1", "certified"), ("s1_85_ref", "2.1", "certified"),
+    ("s1_21", "4.2", "undecided"), ("s1_21", "8.5", "refuted")])
+def test_the_verdict_s1_implies_is_that_of_its_leader_map(certs, name, theorem, want):
+    """S1 is Lemma T4's situation with the leader map [0, 1] (two tokens in d = 2): a
+    verdict other than T4's for that map is refused, naming what S1 implies (the
+    hypotheses' flag taken from the fixture of that theorem)."""
+    c, hyp = certs[name], certs[_S1[theorem]]["hypotheses_hold"]
+    assert _refusal(c, lambda c: c.update(theorem=theorem, hypotheses_hold=hyp)) == (
+        f"verdict: Expected {want!r} (what Lemma S1's limits imply for Theorem {theorem}). "
+        f"Got {c['verdict']!r}.")
+
+
+@pytest.mark.parametrize("name", ["s1_85_ref", "s2_85_ref"])
+def test_s1_s2_refutation_evidence_is_closed_and_its_entry_an_index_pair(certs, name):
+    n = len(certs[name]["instance"]["X0"])
+    assert _refusal(certs[name], lambda c: c["evidence"].update(statement="x")) == (
+        "evidence.statement: Expected no such field (the checker cannot re-derive it). Got "
+        "'x'.")
+    for e in ([-1, 1], [n, 0], [0, n], [0], [0, 1, 2], "0 1"):
+        assert _refusal(certs[name], lambda c: c["evidence"].update(entry=e)).startswith(
+            f"evidence.entry: Expected [i, j] with P*_ij ≠ 1/{n} (P* = "), e
+    # an entry of P* equal to 1/n is no witness (S2's middle row is 1/3)
+    if name == "s2_85_ref":
+        assert _refusal(certs[name], lambda c: c["evidence"].update(entry=[1, 1])) == (
+            "evidence.entry: Expected [i, j] with P*_ij ≠ 1/3 (P* = [['1', '0', '0'], "
+            "['1/3', '1/3', '1/3'], ['0', '0', '1']]). Got [1, 1].")
