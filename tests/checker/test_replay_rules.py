@@ -1,0 +1,142 @@
+"""The replay's own rules, each refusal word for word, on hand-made records of one or two
+tokens (milliseconds each): the time chain of the steps, checked before any step; a
+Picard step's h < ρ, its a-priori box and velocity counts and exact entries; the Picard
+test's failure after its retries; and a step's failure reported at its index."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+
+from certified.checker.balls import BallError, scaled
+from certified.checker.dynamics import Field
+from certified.checker.errors import CheckFailure
+from certified.checker.replay import PICARD_TRIES, _run, check_step, initial_set, replay_steps
+
+FIELD = Field(F(1), [[F(1)]], 2, "z")  # two tokens in d = 1, V = B = 1
+X0 = [[F(-1)], [F(1)]]
+
+
+def _set(c=("-1", "1"), r=("-1/8", "1/8")) -> dict:
+    return {"c": list(c), "A": [["1", "0"], ["0", "1"]], "r": [list(r), list(r)]}
+
+
+def _rec(**edits) -> dict:
+    rec = {"order": 8, "rho": "1/4", "apriori": [["-1/2", "1/2", "-1/2", "1/2"]] * 2,
+           "set": _set()}
+    rec.update(edits)
+    return rec
+
+
+def _replay_message(steps, records, t_end) -> str:
+    with pytest.raises(CheckFailure) as exc:
+        with scaled(256):
+            replay_steps(FIELD, X0, steps, records, F(t_end))
+    return str(exc.value)
+
+
+# -- the time chain, before any step -------------------------------------------------------
+
+def test_more_records_than_steps_is_refused():
+    assert _replay_message([["0", "1/8"]], [_rec(), _rec()], "1/8") == (
+        "integration.replay: Expected at most one record per step. Got 2 records for 1 "
+        "steps.")
+
+
+@pytest.mark.parametrize("h", ["0", "-1/8"])
+def test_a_step_of_length_zero_or_less_is_refused(h):
+    steps = [["0", "1/8"], ["1/8", h]]
+    assert _replay_message(steps, [_rec(), _rec()], "1/4") == (
+        f"integration.steps[1]: Expected a step h > 0. Got {h}.")
+
+
+@pytest.mark.parametrize("t0", ["0", "1/4", "1/16"])
+def test_steps_must_chain(t0):
+    steps = [["0", "1/8"], [t0, "1/8"]]
+    assert _replay_message(steps, [_rec(), _rec()], "1/4") == (
+        f"integration.steps[1]: Expected t0 = 1/8 (steps must chain). Got t0 = {F(t0)}.")
+
+
+def test_the_first_step_starts_at_zero():
+    assert _replay_message([["1/8", "1/8"]], [_rec()], "1/4") == (
+        "integration.steps[0]: Expected t0 = 0 (steps must chain). Got t0 = 1/8.")
+
+
+@pytest.mark.parametrize("t_end", ["1/8", "1/2"])
+def test_the_steps_must_reach_the_stated_end(t_end):
+    steps = [["0", "1/8"], ["1/8", "1/8"]]
+    assert _replay_message(steps, [_rec(), _rec()], t_end) == (
+        f"integration.replay: Expected steps reaching t = {F(t_end)}. Got t = 1/4.")
+
+
+def test_steps_without_records_are_not_chained():
+    """Only the replayed steps are chained (the others are refused elsewhere:
+    certified_until must equal replay.t_end)."""
+    with scaled(256):
+        S = replay_steps(FIELD, X0, [["0", "1/8"], ["5", "-1"]], [], F(0))
+        centre = [(b.lo_q(), b.hi_q()) for b in S.c.flat]
+    assert centre == [(F(-1), F(-1)), (F(1), F(1))]  # the exact initial tokens
+
+
+# -- a Picard step's own refusals ----------------------------------------------------------
+
+def _step_message(h="1/8", rho="1/4", apriori=None, velocity=None, stored=None) -> str:
+    apriori = [["-1/2", "1/2", "-1/2", "1/2"]] * 2 if apriori is None else apriori
+    with pytest.raises(CheckFailure) as exc:
+        with scaled(256):
+            check_step(FIELD, initial_set(X0), F(0), F(h), 8, F(rho), apriori,
+                       stored or _set(), "step 0", velocity)
+    return str(exc.value)
+
+
+@pytest.mark.parametrize("h, rho", [("1/4", "1/4"), ("1/2", "1/4")])
+def test_h_must_be_inside_rho(h, rho):
+    assert _step_message(h=h, rho=rho) == (
+        f"step 0: Expected 0 < h < rho. Got h = {F(h)}, rho = {F(rho)}.")
+
+
+def test_one_a_priori_interval_per_coordinate():
+    assert _step_message(apriori=[["-1/2", "1/2", "-1/2", "1/2"]]) == (
+        "step 0: Expected 2 a-priori intervals. Got 1.")
+
+
+@pytest.mark.parametrize("velocity, message", [
+    (["1"], "step 0.velocity: Expected 2 exact numbers. Got 1."),
+    (["1", "x"], "step 0.velocity: Expected exact numbers. Got ['1', 'x']."),
+    (["1", None], "step 0.velocity: Expected exact numbers. Got ['1', None].")])
+def test_a_velocity_has_one_exact_number_per_coordinate(velocity, message):
+    assert _step_message(velocity=velocity) == message
+
+
+class _Expanding(Field):
+    """A field F(y) = 8y on complex boxes: the Picard image D·F(W) is ≈ 8ρ√2 ≈ 2.8 times
+    the box W, while a retry grows W by 1.25, so no retry ever contains its image."""
+
+    def velocity(self, Z, c, D=None):
+        from certified.checker.fballs import FB, FC
+
+        return Z * FC(FB(8.0), FB(0.0))
+
+
+def test_a_picard_box_that_never_contains_its_image_is_refused_after_the_retries():
+    with pytest.raises(CheckFailure) as exc:
+        with scaled(256):
+            check_step(_Expanding(F(1), [[F(1)]], 2, "z"), initial_set(X0), F(0), F(1, 8),
+                       8, F(1, 4), [["-1/2", "1/2", "-1/2", "1/2"]] * 2, _set(), "step 0")
+    message = str(exc.value)
+    assert message.startswith("step 0.apriori[0]: Expected (Y − c) + D·(F(c + D·a + W, t0 + "
+                              "D) − a) inside the interior of W (Picard). Got "), message
+    assert message.endswith(f"(after {PICARD_TRIES - 1} Picard iterations).")
+
+
+def test_a_ball_error_in_a_step_is_reported_at_its_record(monkeypatch):
+    import certified.checker.replay as R
+
+    def broken(*args, **kwargs):
+        raise BallError("a sum of exponentials met 0")
+    monkeypatch.setattr(R, "check_step", broken)
+    with pytest.raises(CheckFailure) as exc:
+        _run(FIELD, initial_set(X0), [["0", "1/8"], ["1/8", "1/8"]], [_rec(), _rec()], 1, 2)
+    assert str(exc.value) == ("integration.replay[1]: Expected finite enclosures in the "
+                              "step. Got a sum of exponentials met 0.")
