@@ -739,8 +739,10 @@ def test_chunked_replay_falls_back_when_a_restart_fails(cert):
     try:
         R._JOB = (field, steps, recs, 3, [0, 0])
         assert R._chunk(cut, len(recs), 1)[0] == "fail"
-        R._JOB = (field, steps, cert["integration"]["replay"]["records"], 3, [0, 0])
+        done = [0, 0]  # steps finished per chunk, the parent's progress
+        R._JOB = (field, steps, cert["integration"]["replay"]["records"], 3, done)
         assert R._chunk(cut, len(recs), 1)[0] == "ok"  # the untouched certificate restarts
+        assert done == [0, len(recs) - cut]
     finally:
         R._JOB = None
     rep = check_certificate(c, workers=2)

@@ -140,3 +140,38 @@ def test_a_ball_error_in_a_step_is_reported_at_its_record(monkeypatch):
         _run(FIELD, initial_set(X0), [["0", "1/8"], ["1/8", "1/8"]], [_rec(), _rec()], 1, 2)
     assert str(exc.value) == ("integration.replay[1]: Expected finite enclosures in the "
                               "step. Got a sum of exponentials met 0.")
+
+
+def test_grow_keeps_the_centre_and_widens_every_radius():
+    import numpy as np
+
+    from certified.checker.fballs import FB, FC
+    from certified.checker.replay import _grow
+
+    W = FC(FB(np.array([0.5, -1.0]), np.array([0.0, 0.25])),
+           FB(np.array([0.0, 2.0]), np.array([1.0, 0.0])))
+    G = _grow(W)
+    assert list(G.re.m) == [0.5, -1.0] and list(G.im.m) == [0.0, 2.0]
+    for old, new in ((W.re.r, G.re.r), (W.im.r, G.im.r)):
+        assert all(b >= 1.25 * a + 2.0 ** -200 for a, b in zip(old, new))
+        assert all(b <= (1.25 * a + 2.0 ** -200) * (1 + 2.0 ** -45) for a, b in zip(old, new))
+
+
+def test_a_picard_hint_too_small_is_grown_until_it_holds(monkeypatch):
+    """Tokens ∓1/4, ρ = 1/16, h = 1/32 and the hint W = {0}: the Picard test fails on the
+    hint and holds after a few grown boxes; the step is then checked as usual."""
+    import certified.checker.replay as R
+
+    grown: list = []
+    grow = R._grow
+    monkeypatch.setattr(R, "_grow", lambda W: (grown.append(W), grow(W))[1])
+    X = [[F(-1, 4)], [F(1, 4)]]
+    stored = {"c": ["-1/4", "1/4"], "A": [["1", "0"], ["0", "1"]],
+              "r": [["-1/8", "1/8"], ["-1/8", "1/8"]]}
+    with scaled(256):
+        S = check_step(FIELD, initial_set(X), F(0), F(1, 32), 8, F(1, 16),
+                       [["0", "0", "0", "0"]] * 2, stored, "step 0")
+        box = [(b.lo_q(), b.hi_q()) for b in S.box()]
+    assert 1 <= len(grown) < PICARD_TRIES
+    # the two tokens attract (z-variable, V = B = 1): each moves toward the other
+    assert F(-1, 4) < box[0][0] and box[0][1] < 0 < box[1][0] and box[1][1] < F(1, 4)
