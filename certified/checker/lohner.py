@@ -19,7 +19,7 @@ from .dynamics import Field, Jets
 from .errors import CheckFailure
 from .fballs import FB, bilinear, dn, fconst, finterval, from_balls, from_ends, nx, to_balls, up, upper
 
-__all__ = ["LohnerSet", "parse_interval", "parse_set", "initial_set", "centre_value",
+__all__ = ["LohnerSet", "parse_set", "initial_set", "centre_value",
            "TOL_FRACTION"]
 
 #: The binary64 tail of the centre's Taylor polynomial may add at most this fraction of
@@ -27,12 +27,6 @@ __all__ = ["LohnerSet", "parse_interval", "parse_set", "initial_set", "centre_va
 #: The excess can add up over a run (the stored sets carry 1/8 of slack): 2⁻²⁰ keeps it
 #: below 1% over 10⁴ steps; at 2⁻¹² Remark 7.9's replay failed at step 54.
 TOL_FRACTION = 2.0 ** -20
-
-def parse_interval(pair: list, where: str) -> Ball:
-    """A ball containing the rational interval given as two decimal/fraction strings."""
-    lo, hi = _pair(pair, where)
-    return interval(lo, hi)
-
 
 def _pair(pair: list, where: str) -> tuple[Fraction, Fraction]:
     try:

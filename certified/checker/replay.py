@@ -30,11 +30,11 @@ from .dynamics import Field, Jets, pairwise, zero_diagonal
 from .errors import CheckFailure
 from .fballs import FB, FC, bilinear, dn, fconst, finterval, from_balls, meet, nx, up, upper
 from .lohner import (TOL_FRACTION, LohnerSet, _coords, _inverse_fb, _lohner_check, _pair,
-                     _times, _variational, initial_set, parse_interval, parse_set)
+                     _times, _variational, initial_set, parse_set)
 from .reading import _long_numbers
 from .selftest import arithmetic_selftest
 
-__all__ = ["LohnerSet", "replay_steps", "parse_interval", "check_step", "initial_set",
+__all__ = ["LohnerSet", "replay_steps", "check_step", "initial_set",
            "_inverse_fb", "_pair"]
 
 #: Picard tests per step: the stored box first, then boxes grown from it.

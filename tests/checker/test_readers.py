@@ -16,7 +16,7 @@ from certified.checker.energy import (_check_proved, check_t6_data, check_t6_lim
 from certified.checker.errors import CheckFailure
 from certified.checker.lemmas import _t4_expected, check_leader_follower, closed
 from certified.checker.projected import _covers
-from certified.checker.replay import _pair, parse_interval
+from certified.checker.replay import _pair
 
 LINE = [[F(-2)], [F(1)], [F(2)]]
 FOUR = [[F(0)], [F(1)], [F(2)], [F(3)]]
@@ -62,14 +62,6 @@ def test_pair_reads_exact_intervals_and_names_bad_ones():
         with pytest.raises(CheckFailure) as exc:
             _pair(pair, "f")
         assert str(exc.value) == msg
-
-
-def test_parse_interval_encloses_tightly():
-    b = parse_interval(["1/3", "1/2"], "f")
-    assert b.lo_q() <= F(1, 3) and b.hi_q() >= F(1, 2)
-    assert b.hi_q() - b.lo_q() <= F(1, 6) + F(1, 10 ** 12)
-    p = parse_interval(["-7", "-7"], "f")
-    assert p.lo_q() <= -7 <= p.hi_q() and p.hi_q() - p.lo_q() <= F(1, 10 ** 12)
 
 
 def test_closed_names_the_object_and_the_unknown_field():
@@ -167,12 +159,6 @@ def test_energy_limit_objects_closed_and_evidence_null():
     with pytest.raises(CheckFailure) as exc:
         check_t9_limit(t9, {}, F(1), 2, 2)
     assert str(exc.value) == "evidence: Expected null. Got {}."
-
-
-def test_parse_interval_names_the_field():
-    with pytest.raises(CheckFailure) as exc:
-        parse_interval(["2", "1"], "tail_lemma.x")
-    assert str(exc.value) == "tail_lemma.x: Expected lo <= hi. Got [2, 1]."
 
 
 def test_t6_data_setting_and_log_bound_at_their_limits():
