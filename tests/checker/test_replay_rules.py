@@ -175,3 +175,58 @@ def test_a_picard_hint_too_small_is_grown_until_it_holds(monkeypatch):
     assert 1 <= len(grown) < PICARD_TRIES
     # the two tokens attract (z-variable, V = B = 1): each moves toward the other
     assert F(-1, 4) < box[0][0] and box[0][1] < 0 < box[1][0] and box[1][1] < F(1, 4)
+
+
+# -- the narrowed tube (Lemma C3b) against the true solutions -------------------------------
+
+def _true_solution(y0: list, t0, taus: list) -> list:
+    """Two tokens in d = 1, V = B = 1, in z = e^{−t}x: ż_i = Σ_j P_ij z_j − z_i with
+    P_ij ∝ exp(e^{2t} z_i z_j); mpmath's Taylor integrator at 25 digits (an oracle
+    independent of the checker's arithmetic)."""
+    import mpmath
+
+    with mpmath.workdps(25):
+        def f(t, z):
+            c = mpmath.exp(2 * t)
+            out = []
+            for i in range(2):
+                w = [mpmath.exp(c * z[i] * z[j]) for j in range(2)]
+                out.append((w[0] * z[0] + w[1] * z[1]) / (w[0] + w[1]) - z[i])
+            return out
+        sol = mpmath.odefun(f, mpmath.mpf(t0.numerator) / t0.denominator,
+                            [mpmath.mpf(y.numerator) / y.denominator for y in y0])
+        return [[sol(mpmath.mpf(t0.numerator) / t0.denominator + tau)[i] for i in range(2)]
+                for tau in taus]
+
+
+@pytest.mark.parametrize("h", [F(1, 64), F(1, 32)])
+def test_the_tight_tube_contains_every_solution_from_the_set_and_is_narrower(h):
+    """Tokens c = ∓1/4 with every start within dev = 1/64 of them, t0 = 1/4: the narrowed
+    tube holds the true solutions from the corners of that set at τ ∈ [0, h] (mpmath),
+    and is much narrower than the coarse tube [−1, 1] it was given (Lh < 1/2: the
+    narrowing applies). With h = 1/16 (the Jacobian over [−1, 1] makes Lh ≥ 1/2) the
+    coarse tube comes back unchanged."""
+    import numpy as np
+
+    from certified.checker.balls import interval
+    from certified.checker.fballs import FB
+    from certified.checker.replay import _tight_tube
+
+    t0, dev = F(1, 4), F(1, 64)
+    coarse = FB(np.zeros(2), np.ones(2))  # [−1, 1]: every token stays inside (convexity)
+    rem = FB(np.zeros(2), np.full(2, 1e-12))  # ≥ the order-24 remainder (≈ 1e-47 here)
+    with scaled(256):
+        c = np.array([[interval(F(-1, 4), F(-1, 4))], [interval(F(1, 4), F(1, 4))]],
+                     dtype=object)
+        jets = FIELD.jets(c, t0, 24)
+        tube = _tight_tube(FIELD, coarse, jets, rem, float(dev), t0, h)
+        same = _tight_tube(FIELD, coarse, jets, rem, float(dev), t0, F(1, 16))
+    lo, hi = tube.lo(), tube.hi()
+    assert all(hi - lo < 0.07)  # 2·dev/(1 − Lh) and the motion, not the coarse width 2
+    taus = [h * k / 4 for k in range(5)]
+    # the corners that push each token outward or inward (each coordinate's extremes)
+    for s0, s1 in ((-dev, dev), (dev, -dev)):
+        for y in _true_solution([F(-1, 4) + s0, F(1, 4) + s1], t0, taus):
+            assert all(float(lo[i]) <= y[i] <= float(hi[i]) for i in range(2)), (
+                s0, s1, y, lo, hi)
+    assert list(same.lo()) == list(coarse.lo()) and list(same.hi()) == list(coarse.hi())
