@@ -69,6 +69,9 @@ CASES = {
     "s1_21": (_PAIR, "2.1", 8),
     "s1_42_und": (_PAIR, "4.2", 8),
     "s1_85_ref": (_PAIR, "8.5", 8),
+    # and in d = 1 (tokens ±1), where T4's verdict table reads the tokens (2.1) and d (4.2)
+    "s1_21_line": (dict(V=[[1]], Q=[[1]], K=[[1]], X0=[[1], [-1]]), "2.1", 8),
+    "s1_42_line": (dict(V=[[1]], Q=[[1]], K=[[1]], X0=[[1], [-1]]), "4.2", 8),
     # Lemma S2 in verify (the middle token, solved exactly): certified (3.1), refuted (8.5)
     "s2_31": (_TRIPLE, "3.1", 8),
     "s2_85_ref": (_TRIPLE, "8.5", 8),

@@ -159,6 +159,7 @@ def test_s1_undecided_claims_no_evidence(certs):
 
 
 _S1 = {"2.1": "s1_21", "4.2": "s1_42_und", "8.5": "s1_85_ref"}  # one pair, three theorems
+_S1_LINE = {"2.1": "s1_21_line", "4.2": "s1_42_line"}  # tokens ±1 in d = 1
 
 
 @pytest.mark.parametrize("name, theorem, want", [
@@ -188,3 +189,17 @@ def test_s1_s2_refutation_evidence_is_closed_and_its_entry_an_index_pair(certs, 
         assert _refusal(certs[name], lambda c: c["evidence"].update(entry=[1, 1])) == (
             "evidence.entry: Expected [i, j] with P*_ij ≠ 1/3 (P* = [['1', '0', '0'], "
             "['1/3', '1/3', '1/3'], ['0', '0', '1']]). Got [1, 1].")
+
+
+@pytest.mark.parametrize("name, theorem, want", [
+    ("s1_21_line", "4.2", "certified"), ("s1_42_line", "2.1", "certified")])
+def test_the_verdict_s1_implies_in_one_dimension(certs, name, theorem, want):
+    """In d = 1 Theorem 4.2's conclusion is certified by S1's two limits (undecided in
+    d = 2), and 2.1's table reads the tokens' order."""
+    c = certs[name]
+    hyp = certs[_S1_LINE[theorem]]["hypotheses_hold"]
+    assert _refusal(c, lambda c: c.update(theorem=theorem, hypotheses_hold=hyp,
+                                          verdict="undecided")) == (
+        f"verdict: Expected {want!r} (what Lemma S1's limits imply for Theorem {theorem}). "
+        "Got 'undecided'.")
+    assert certs[_S1_LINE[c["theorem"]]]["verdict"] == "certified"
