@@ -222,6 +222,19 @@ def test_number_sizes_check_names_the_path():
     assert str(exc.value).startswith("cert.a: the number ")
 
 
+def test_an_exponent_in_other_decimal_digits_is_caught_by_the_fast_path_too():
+    """Fraction() reads any Unicode decimal digits: "1e١٠٠٠٠٠٠" (Arabic-Indic) is
+    10^(10^6). The fast path scans the JSON text with non-ASCII kept (an escaped \\u0660
+    would hide the run of six digits), so it is refused like its ASCII form."""
+    big = "1e" + "\u0661" + "\u0660" * 6
+    assert F("1e" + "\u0663") == 1000  # the reading the limit protects against
+    with pytest.raises(Malformed) as exc:
+        _number_sizes_check({"a": ["0", big]})
+    assert str(exc.value) == (f"a[1]: the number {big!r} has a decimal exponent beyond "
+                              f"±{MAX_EXPONENT}")
+    _number_sizes_check({"a": "1e" + "\u0661" + "\u0660" * 4})  # 10^100000: accepted
+
+
 # -- exact numbers and types ---------------------------------------------------------------
 
 def test_exact_number_reads_text_integers_and_float_literals():
@@ -231,7 +244,8 @@ def test_exact_number_reads_text_integers_and_float_literals():
     assert exact_number(0.1, "w") == F(1, 10)  # a float from another reader: its repr
     lit = loads_exact("[0.99999999999999999999]")[0]
     assert float(lit) == 1.0 and exact_number(lit, "w") == F(99999999999999999999, 10 ** 20)
-    for x in (True, None, [1], {"a": 1}, "x", "1/0", "", float("inf"), float("nan")):
+    for x in (True, None, [1], {"a": 1}, "x", "1/0", "", float("inf"), float("nan"),
+              "y" * 100, ["z" * 100]):  # the repr cut at 60 characters
         with pytest.raises(CheckFailure) as exc:
             exact_number(x, "here")
         assert str(exc.value) == f"here: Expected an exact number. Got {repr(x)[:60]}."
@@ -263,6 +277,10 @@ def test_types_check_floats_and_booleans_only_where_the_format_has_them():
     with pytest.raises(CheckFailure) as exc:  # the literal's text, not the float
         types_check(loads_exact('{"x": 0.99999999999999999999}'))
     assert str(exc.value).endswith("Got 0.99999999999999999999.")
+    long = "0." + "3" * 80  # cut at 60 characters
+    with pytest.raises(CheckFailure) as exc:
+        types_check(loads_exact('{"x": %s}' % long))
+    assert str(exc.value).endswith(f"Got {long[:60]}.")
 
 
 def test_float_text_is_compares_the_text_of_a_literal():
