@@ -111,7 +111,7 @@ def _integral(kind: str, u0: Fraction, where: str) -> Ball:
     return body + Ball.from_ends(0, tail.hi())
 
 
-def check_symmetric(lemma: dict, inst: dict, V: Mat, B: Mat, X0: Mat) -> dict:
+def check_symmetric(lemma: dict, V: Mat, B: Mat, X0: Mat) -> dict:
     """Lemma S1 (pair) or S2 (odd triple): setting decided exactly, integral and limits
     recomputed, stored enclosures must contain them. Returns the proved facts."""
     kind = "pair" if str(lemma["lemma"]).startswith("S1") else "triple"

@@ -80,7 +80,7 @@ def _check_symmetric_verify(ctx: _Ctx, code: str) -> str:
     if verdict == "certified":
         _check_exact_audit(ctx.obj, ctx.lemma, code, ctx.V, ctx.B, ctx.X0)
     else:
-        facts = check_symmetric(ctx.lemma, ctx.obj["instance"], ctx.V, ctx.B, ctx.X0)
+        facts = check_symmetric(ctx.lemma, ctx.V, ctx.B, ctx.X0)
         ev = ctx.obj.get("evidence")
         if verdict == "undecided" and ev is not None:
             raise CheckFailure("evidence", "null (nothing is claimed)", repr(ev)[:60])
@@ -168,7 +168,7 @@ def _check_exact_audit(obj: dict, lemma: dict, kind: str, V: list, B: list, X0: 
                 raise CheckFailure(f"limit.clusters[{i}]", f"members [i] and center = token {i}'s initial position "
                                    "as its limit", repr(cl)[:80])
         return facts
-    facts = check_symmetric(lemma, obj["instance"], V, B, X0)
+    facts = check_symmetric(lemma, V, B, X0)
     for i, cl in enumerate(clusters):
         if cl.get("center") != lemma["limits_z"][i]:
             raise CheckFailure(f"limit.clusters[{i}]", "members [i] and center = the "
