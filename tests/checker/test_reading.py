@@ -183,6 +183,16 @@ def test_schema_check_names_the_path_of_a_schema_error(certs):
     with pytest.raises(Malformed) as exc:
         _schema_check(obj)
     assert str(exc.value).startswith("schema: at verdict: 'proved' is not one of ")
+    for edit, message in [
+            (lambda o: o.update(zz_top=1), "schema: at (top level): Additional properties "
+             "are not allowed ('zz_top' was unexpected)"),
+            (lambda o: o["limit"]["clusters"][0].update(zz=1), "schema: at limit/clusters/0: "
+             "Additional properties are not allowed ('zz' was unexpected)")]:
+        o = json.loads(json.dumps(certs["t10_31"]))
+        edit(o)
+        with pytest.raises(Malformed) as exc:
+            _schema_check(o)
+        assert str(exc.value) == message
     obj = json.loads(json.dumps(certs["t4_21"]))
     _schema_check(obj)
     obj["integration"]["replay"]["records"][1]["pieces"] = 0  # the bulk, after the rest
@@ -220,6 +230,14 @@ def test_number_sizes_check_names_the_path():
     with pytest.raises(Malformed) as exc:
         _number_sizes_check({"a": "1e100001"}, where="cert")
     assert str(exc.value).startswith("cert.a: the number ")
+
+
+def test_a_long_number_is_named_by_its_first_40_characters():
+    long = "1" * 50 + "e100001"
+    with pytest.raises(Malformed) as exc:
+        _number_sizes_check({"a": long})
+    assert str(exc.value) == (f"a: the number {long[:40]!r} has a decimal exponent beyond "
+                              f"±{MAX_EXPONENT}")
 
 
 def test_an_exponent_in_other_decimal_digits_is_caught_by_the_fast_path_too():
