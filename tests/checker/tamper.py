@@ -68,6 +68,10 @@ INFORMATIONAL = {
 #: (certificate, path): single-field edits of these can only make another true claim
 ALWAYS_TRUE = {
     ("t4_85_ref", ("evidence", "entry", 0)): "P*_i1 = 0 for every row i (token 1 follows 2)",
+    # Lemma S1's P* = I has no entry 1/2; S2's P*_0j ∈ {0, 1} for every j ≠ 1/3: the edits
+    # 0 → 1 and 1 → 0, 2 stay in range and name another true witness
+    ("s1_85_ref", ("evidence", "entry", 0)): "P* = I: every entry differs from 1/2",
+    ("s2_85_ref", ("evidence", "entry", 1)): "row 0 of P* is (1, 0, 0): no entry is 1/3",
     ("audit_remark_7_9_eps_1_10", ("audit", "record", "claims", 0, "reading", "clusters")):
         "the claim's verdict is 'undecided': it claims nothing whatever its reading",
     ("audit_remark_7_9_eps_1_10", ("audit", "record", "claims", 2, "reading",
@@ -106,10 +110,7 @@ WITNESSES = {"tail_lemma.norm_S[][]": "T7's norm: any invertible S with the stor
              # Lemma T8's quadratic norm on G: any P with P − I ≻ 0 and ν²P − V_GᵀPV_G ≻ 0;
              # Y and the G-differences' norm are checked with the stored P
              "tail_lemma.G_metric[][]": "T8's quadratic norm on G",
-             "tail_lemma.G_metric[]": "T8's quadratic norm on G (a row)",
-             # a refutation's entry of P* other than 1/n: any such entry is a witness
-             # (Lemma S1's P* = I has no entry equal to 1/2, so ±1 gives another one)
-             "evidence.entry[]": "a refutation's entry i, j with P*_ij ≠ 1/n"}
+             "tail_lemma.G_metric[]": "T8's quadratic norm on G (a row)"}
 
 _NUM = re.compile(r"\s*[+-]?(\d+(/\d+)?|\d*\.\d*([eE][+-]?\d+)?|\d+[eE][+-]?\d+)\s*")
 

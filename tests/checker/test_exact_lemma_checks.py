@@ -202,4 +202,24 @@ def test_the_verdict_s1_implies_in_one_dimension(certs, name, theorem, want):
                                           verdict="undecided")) == (
         f"verdict: Expected {want!r} (what Lemma S1's limits imply for Theorem {theorem}). "
         "Got 'undecided'.")
-    assert certs[_S1_LINE[c["theorem"]]]["verdict"] == "certified"
+
+
+@pytest.mark.parametrize("name, instance, hyp, message", [
+    ("s1_21", {"V": [["1", "0"], ["0", "2"]]}, False,
+     "instance: Expected V = λI and QᵀK = βI with λ, β > 0 (Lemmas S1, S2). Got another V "
+     "or B."),
+    ("s1_21", {"X0": [["2", "1"], ["1", "-3"]]}, False,
+     "instance.X0: Expected two distinct tokens of equal norm (Lemma S1). Got another "
+     "configuration."),
+    ("s1_21", {"X0": [["2", "1"], ["2", "1"]]}, False,
+     "instance.X0: Expected two distinct tokens of equal norm (Lemma S1). Got another "
+     "configuration."),
+    ("s2_31", {"X0": [["1"], ["0"], ["-2"]]}, True,
+     "instance.X0: Expected d = 1 and tokens {−a, 0, a}, a > 0 (Lemma S2). Got another "
+     "configuration.")])
+def test_s1_s2_setting_decided_exactly(certs, name, instance, hyp, message):
+    """The setting each lemma is about, decided on the exact instance (the hypotheses'
+    flag set to what the checker derives for the edited instance, so the lemma's own
+    test is reached)."""
+    assert _refusal(certs[name], lambda c: (c["instance"].update(instance),
+                                            c.update(hypotheses_hold=hyp))) == message
