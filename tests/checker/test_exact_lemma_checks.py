@@ -223,3 +223,21 @@ def test_s1_s2_setting_decided_exactly(certs, name, instance, hyp, message):
     test is reached)."""
     assert _refusal(certs[name], lambda c: (c["instance"].update(instance),
                                             c.update(hypotheses_hold=hyp))) == message
+
+
+@pytest.mark.parametrize("name", ["s0_52", "s1_21", "s2_31"])
+def test_a_lemma_solved_to_infinity_claims_no_time_scale(certs, name):
+    ts = {"T_first": "1", "meaning": "y" * 80}
+    assert _refusal(certs[name], lambda c: c.update(timescale=ts)) == (
+        "timescale: Expected null (the lemma holds from t = 0, no integration). Got "
+        f"{repr(ts)[:60]}.")
+
+
+def test_s1_refutation_attention_limit_entries_are_exact_numbers(certs):
+    bad = [["x", "0"], ["0", "1"]]
+    assert _refusal(certs["s1_85_ref"], lambda c: c["evidence"].update(attention_limit=bad)) \
+        == "evidence.attention_limit: Expected an exact number. Got 'x'."
+    half = [["1/2", "0"], ["0", "1"]]  # a number, but not S1's P* = I
+    assert _refusal(certs["s1_85_ref"], lambda c: c["evidence"].update(attention_limit=half)) \
+        == ("evidence.attention_limit: Expected [['1', '0'], ['0', '1']]. Got "
+            "[['1/2', '0'], ['0', '1']].")
