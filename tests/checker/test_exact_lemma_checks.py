@@ -241,3 +241,14 @@ def test_s1_refutation_attention_limit_entries_are_exact_numbers(certs):
     assert _refusal(certs["s1_85_ref"], lambda c: c["evidence"].update(attention_limit=half)) \
         == ("evidence.attention_limit: Expected [['1', '0'], ['0', '1']]. Got "
             "[['1/2', '0'], ['0', '1']].")
+
+
+@pytest.mark.parametrize("name", ["s0_52", "s1_21", "s2_31"])
+def test_lemmas_solved_to_infinity_are_about_continuous_time(certs, name):
+    """S0, S1 and S2 solve the differential equation: in discrete time they are refused
+    (an explicit "continuous" is the default, and accepted)."""
+    assert _refusal(certs[name], lambda c: c["instance"].update(time={"discrete": "1/10"})) \
+        == ("instance: Expected continuous time without variant (for the integration and "
+            "lemmas claimed). Got another setting.")
+    assert _refusal(certs[name], lambda c: c["instance"].update(time="continuous")).startswith(
+        "VALID valid: Lemma S")
