@@ -245,10 +245,12 @@ def test_s1_refutation_attention_limit_entries_are_exact_numbers(certs):
 
 @pytest.mark.parametrize("name", ["s0_52", "s1_21", "s2_31"])
 def test_lemmas_solved_to_infinity_are_about_continuous_time(certs, name):
-    """S0, S1 and S2 solve the differential equation: in discrete time they are refused
-    (an explicit "continuous" is the default, and accepted)."""
+    """S0, S1 and S2 solve the differential equation: in discrete time they are refused;
+    "continuous", written or left to the default, is accepted."""
     assert _refusal(certs[name], lambda c: c["instance"].update(time={"discrete": "1/10"})) \
         == ("instance: Expected continuous time without variant (for the integration and "
             "lemmas claimed). Got another setting.")
     assert _refusal(certs[name], lambda c: c["instance"].update(time="continuous")).startswith(
         "VALID valid: Lemma S")
+    assert _refusal(certs[name], lambda c: c["instance"].pop("time")).startswith(
+        "VALID valid: Lemma S")  # no time field: continuous, the format's default
