@@ -19,6 +19,7 @@ from .balls import (EXP_ARG_MAX, Ball, add_down, add_up, const, div_down, div_up
 from .errors import CheckFailure
 from .reading import exact_number
 from .hypotheses import dominant, paranormal, rank  # rank re-exported: the verdict code uses it
+from .lemmas import _iv, _q  # the one reader of a stored number and of an interval [lo, hi]
 from .quadrature import Series, integrate
 
 __all__ = ["check_symmetric", "check_stationary", "judge_claims", "rank"]
@@ -26,21 +27,8 @@ __all__ = ["check_symmetric", "check_stationary", "judge_claims", "rank"]
 Mat = list[list[Fraction]]
 
 
-def _q(x: object, where: str) -> Fraction:
-    """A stored exact number (:func:`.reading.exact_number`: from its text, never a bool)."""
-    return exact_number(x, where)
-
-
-def _ends(pair: Any, where: str) -> tuple[Fraction, Fraction]:
-    """A stored interval: exactly two exact numbers [lo, hi] (a third element would be a
-    claim nothing reads)."""
-    if not (isinstance(pair, list) and len(pair) == 2):
-        raise CheckFailure(where, "an interval [lo, hi] of two exact numbers", repr(pair)[:60])
-    return _q(pair[0], where), _q(pair[1], where)
-
-
 def _inside(pair: list, b: Ball, where: str) -> None:
-    lo, hi = _ends(pair, where)
+    lo, hi = _iv(pair, where)
     if not (lo <= b.lo_q() and b.hi_q() <= hi):
         raise CheckFailure(where, f"an interval containing the recomputed {b!r}",
                            f"[{pair[0]}, {pair[1]}]")
@@ -49,7 +37,7 @@ def _inside(pair: list, b: Ball, where: str) -> None:
 def _inside_mpf(pair: list, lo: tuple, hi: tuple, where: str) -> None:
     """The stored [pair] contains the recomputed mpf interval [lo, hi] (compared through
     mpfs rounded so that success proves the inclusion)."""
-    a, b = _ends(pair, where)
+    a, b = _iv(pair, where)
     if not (L.mpf_cmp(mpf_up(a), lo) <= 0 and L.mpf_cmp(hi, mpf_down(b)) <= 0):
         raise CheckFailure(where, "an interval containing the recomputed "
                            f"[{L.to_str(lo, 25)}, {L.to_str(hi, 25)}]",
