@@ -6,6 +6,7 @@ mutation run, in which these rules were reached only through whole certificates.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from fractions import Fraction as F
@@ -368,7 +369,7 @@ def test_matrix_and_scalar():
 
 def test_digest_is_taken_over_the_canonical_text_without_itself():
     obj = {"b": [1, "é"], "a": 0.5, "digest": "x"}
-    want = __import__("hashlib").sha256(b'{"a":0.5,"b":[1,"\\u00e9"]}').hexdigest()
+    want = hashlib.sha256(b'{"a":0.5,"b":[1,"\\u00e9"]}').hexdigest()
     assert digest(obj) == want
     assert digest(dict(obj, digest="y")) == want
     assert digest({"a": 0.5, "b": [1, "é"]}) == want
