@@ -38,6 +38,12 @@ __all__ = ["check_defect_step"]
 #: The disk's cover: a DISK_START × DISK_START grid of the square [−ρ, ρ]², boxes halved
 #: where the attention cannot be evaluated, at most DISK_DEPTH times (choices of work).
 DISK_START, DISK_DEPTH = 4, 7
+#: At most this many boxes are evaluated for one disk, so that a record with too large a ρ
+#: is refused in seconds, not minutes (a choice of work). The producer's own cover
+#: (depth ≤ 5, given up at depth 1 where 60% fail) evaluates at most 16 + 64 + 152 + 608
+#: + 2432 + 9728 = 13,000 boxes; the certificates of the test suite need at most 1,048 here.
+#: A ρ doubled on one record of a three-token run needed 120,964 boxes and 41 s.
+DISK_BOXES = 16384
 #: The circle: ARCS arcs, each halved at most ARC_DEPTH times.
 ARCS, ARC_DEPTH = 32, 6
 #: Largest number of guard bits taken from a record's hint (more only costs time).
@@ -135,8 +141,9 @@ def _velocities(field: Field, Z: FC, c: FC, D: FC) -> tuple[FC, np.ndarray]:
 def _disk(field: Field, poly: _Poly, t0: Fraction, h: Fraction, rho: Fraction,
           where: str) -> int:
     """Item 3 of Lemma I10: every softmax row sum is non-zero on a cover of |σ| ≤ ρ by
-    complex boxes (a grid of the square, failed boxes quartered, level by level). Returns
-    the number of boxes evaluated; raises :class:`CheckFailure`."""
+    complex boxes (a grid of the square, failed boxes quartered, level by level, at most
+    DISK_BOXES boxes in all). Returns the number of boxes evaluated; raises
+    :class:`CheckFailure`."""
     side = 2 * rho / DISK_START
     level = [(-rho + a * side, -rho + (a + 1) * side, -rho + b * side, -rho + (b + 1) * side)
              for a in range(DISK_START) for b in range(DISK_START)]
@@ -150,6 +157,10 @@ def _disk(field: Field, poly: _Poly, t0: Fraction, h: Fraction, rho: Fraction,
                 live.append((x0, x1, y0, y1))
         if not live:
             return count
+        if count + len(live) > DISK_BOXES:
+            raise CheckFailure(where + ".rho", "a disk |σ| ≤ rho on which every softmax row "
+                               f"sum is proved non-zero with at most {DISK_BOXES} boxes "
+                               "(Lemma C20)", f"{count + len(live)} boxes by depth {depth}")
         count += len(live)
         s = FC(finterval([(x0 / h, x1 / h) for x0, x1, _, _ in live]),
                finterval([(y0 / h, y1 / h) for _, _, y0, y1 in live]))

@@ -17,7 +17,16 @@ from certified.checker import check_certificate
 from certified.checker import replay as replay_mod
 from tests.test_checker import redigest
 
-CERT = Path(__file__).parent / "data" / "t8_52_cross.json.gz"  # 71 steps: 2 or 4 chunks
+#: 17 defect steps of three tokens (1 s to check): cut into 2 or 4 chunks once MIN_CHUNK
+#: is lowered to 4 (the default, 16 steps a chunk, keeps it in one process: tested below)
+CERT = Path(__file__).parent / "data" / "t4_21.json.gz"
+STEPS = 17
+
+
+@pytest.fixture(autouse=True)
+def _short_chunks(monkeypatch, request):
+    if "default_threshold" not in request.node.name:
+        monkeypatch.setattr(replay_mod, "MIN_CHUNK", 4)
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +84,7 @@ def test_valid_certificate_through_an_executor(cert, reference, executor, worker
     ref = reference
     rep = check_certificate(copy.deepcopy(cert), workers=workers, run_chunks=executor)
     assert ref.valid and rep.valid, rep.message
-    assert rep.message == ref.message and rep.steps_checked == ref.steps_checked == 71
+    assert rep.message == ref.message and rep.steps_checked == ref.steps_checked == STEPS
     # the chunks really ran as tasks (not the local forks)
     assert sorted(set(seen)) == (list(range(workers)) if executor is not _fails_midway
                                  else [workers - 1])
@@ -105,16 +114,28 @@ def test_results_from_another_checker_are_not_used(cert, reference, monkeypatch)
                         calls.append((lo, hi)) or real(f, S, st, rp, lo, hi, *a))
     rep = check_certificate(copy.deepcopy(cert), workers=2, run_chunks=_other_checker)
     assert rep.valid and rep.message == reference.message
-    assert (0, 35) in calls and (35, 71) in calls  # chunk 0 and the rest, here, in order
+    assert (0, 8) in calls and (8, STEPS) in calls  # chunk 0 and the rest, here, in order
 
 
 def test_edit_in_a_late_chunk_gives_the_sequential_failure(cert):
     bad = copy.deepcopy(cert)
-    rec = bad["integration"]["replay"]["records"][60]
-    rec["rho"] = str(2 * Fraction(rec["rho"]))  # chunk 1 of 2 (records 35 … 70)
+    r = bad["integration"]["replay"]["records"][14]["set"]["r"]  # chunk 1 of 2 (records 8 … 16)
+    lo, hi = (Fraction(x) for x in r[0])
+    r[0] = [str((lo + hi) / 2 - (hi - lo) / 200), str((lo + hi) / 2 + (hi - lo) / 200)]
     redigest(bad)
     ref = check_certificate(copy.deepcopy(bad), workers=1)
     rep = check_certificate(copy.deepcopy(bad), workers=2, run_chunks=_reversed_twice)
     assert not ref.valid and not rep.valid
     assert rep.message == ref.message
-    assert rep.message.startswith("integration.replay[60].rho: Expected"), rep.message
+    assert rep.message.startswith("integration.replay[14].set.r[0]: Expected"), rep.message
+
+
+def test_default_threshold_keeps_a_short_certificate_in_one_process(cert, reference,
+                                                                   monkeypatch):
+    """17 steps < 16 a chunk × 2 workers: no task is made, the replay runs here."""
+    seen = _calls(monkeypatch)
+    rep = check_certificate(copy.deepcopy(cert), workers=2, run_chunks=_reversed_twice)
+    assert rep.valid and rep.message == reference.message and seen == []
+    monkeypatch.setattr(replay_mod, "MIN_CHUNK", 8)  # 17 ≥ 8 × 2: two tasks
+    rep = check_certificate(copy.deepcopy(cert), workers=2, run_chunks=_reversed_twice)
+    assert rep.valid and sorted(set(seen)) == [0, 1]

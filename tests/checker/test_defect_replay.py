@@ -651,3 +651,45 @@ def test_disk_circle_and_order_failures_name_the_step(cert, monkeypatch):
                         real_jets(self, Z0, t0, order - 1, *a, **k))
     assert _failure(copy.deepcopy(cert)) == (f"integration.replay[0].order: Expected {K}. "
                                              f"Got {K - 1}.")
+
+
+def _cells_meeting_the_disk(k: int) -> int:
+    """Cells of the (4·2^k)² grid of [−1, 1]² whose nearest point to 0 is within 1."""
+    m = 4 * 2 ** k
+    edges = [F(-1) + F(2 * a, m) for a in range(m + 1)]
+    near = [F(0) if lo <= 0 <= hi else min(abs(lo), abs(hi)) for lo, hi in zip(edges, edges[1:])]
+    return sum(1 for x in near for y in near if x * x + y * y <= 1)
+
+
+def test_the_disk_cover_stops_at_its_box_budget(cert, monkeypatch):
+    """Every box failing: the boxes of depth 0 and 1 fit a budget of exactly their number,
+    and the next level is refused before it is evaluated, naming the count (an oracle
+    count of the grid cells meeting the disk)."""
+    from certified.checker import defect
+
+    live = [_cells_meeting_the_disk(k) for k in range(3)]
+    assert live[:2] == [16, 60]
+    evaluated: list = []
+    monkeypatch.setattr(defect, "DISK_BOXES", live[0] + live[1])
+    monkeypatch.setattr(defect, "_row_sums_nonzero",
+                        lambda f, Z, c, D: evaluated.append(Z.shape[0]) or np.zeros(Z.shape[0], bool))
+    assert _failure(copy.deepcopy(cert)) == (
+        "integration.replay[0].rho: Expected a disk |σ| ≤ rho on which every softmax row sum "
+        f"is proved non-zero with at most {live[0] + live[1]} boxes (Lemma C20). Got "
+        f"{sum(live)} boxes by depth 2.")
+    assert evaluated[:2] == live[:2] and 2 * sum(live[:2]) >= sum(evaluated)
+
+
+def test_a_far_too_large_rho_is_refused_by_the_box_budget(cert):
+    """ρ × 100 on the first record: the disk's cover would need ≈ 10⁵ boxes; it is refused
+    once it passes DISK_BOXES (seconds, not minutes)."""
+    from certified.checker import defect
+
+    c = copy.deepcopy(cert)
+    rec = c["integration"]["replay"]["records"][0]
+    rec["rho"] = str(100 * F(rec["rho"]))
+    msg = _failure(_redigest(c))
+    assert msg.startswith("integration.replay[0].rho: Expected a disk |σ| ≤ rho on which every "
+                          f"softmax row sum is proved non-zero with at most {defect.DISK_BOXES} "
+                          "boxes (Lemma C20). Got "), msg
+    assert int(msg.split("Got ")[1].split()[0]) > defect.DISK_BOXES

@@ -230,3 +230,79 @@ def test_the_tight_tube_contains_every_solution_from_the_set_and_is_narrower(h):
             assert all(float(lo[i]) <= y[i] <= float(hi[i]) for i in range(2)), (
                 s0, s1, y, lo, hi)
     assert list(same.lo()) == list(coarse.lo()) and list(same.hi()) == list(coarse.hi())
+
+
+# -- a whole Picard step (Lemmas C3, C4) against the true flow ------------------------------
+
+def _picard_case(delta: F, velocity: bool):
+    """The set ∓1/4 ± delta at t0 = 1/4 (A = I), one step of h = 1/32: the checker's own
+    set at t0 + h for a stored set it must accept (very wide), the true images of the set's
+    corners (mpmath), and a runner for any stored set."""
+    import numpy as np
+
+    from certified.checker.balls import const, interval
+    from certified.checker.fballs import FB
+    from certified.checker.lohner import LohnerSet, _identity
+
+    t0, h = F(1, 4), F(1, 64)
+    c0 = [F(-1, 4), F(1, 4)]
+
+    def run(stored: dict):
+        with scaled(256):
+            S = LohnerSet(np.array([const(x) for x in c0], dtype=object), _identity(2),
+                          np.array([interval(-delta, delta)] * 2, dtype=object), FB(np.eye(2)))
+            if velocity:  # W around the affine path c + τa, a ≈ F(c, t0) (Lemma I6)
+                vel, W = ["9/40", "-9/40"], [["-1/64", "1/64", "-1/64", "1/64"]] * 2
+            else:  # the plain box: it holds the tokens themselves
+                vel, W = None, [["-5/16", "-3/16", "-1/32", "1/32"], ["3/16", "5/16", "-1/32", "1/32"]]
+            return check_step(FIELD, S, t0, h, 24, F(1, 16), W, stored, "step", vel)
+    images = [_true_solution([c0[0] + s0, c0[1] + s1], t0, [h])[0]
+              for s0 in (-delta, delta) for s1 in (-delta, delta)]
+    return run, images
+
+
+def _stored_box(lo: list, hi: list) -> dict:
+    c = [(a + b) / 2 for a, b in zip(lo, hi)]
+    return {"c": [str(x) for x in c], "A": [["1", "0"], ["0", "1"]],
+            "r": [[str(a - m), str(b - m)] for a, b, m in zip(lo, hi, c)]}
+
+
+def _hull(images: list) -> tuple[list, list]:
+    import mpmath
+
+    lo = [min(y[i] for y in images) for i in range(2)]
+    hi = [max(y[i] for y in images) for i in range(2)]
+    with mpmath.workdps(25):  # outward to 10⁻²⁴: far below every width used here
+        return ([F(mpmath.nstr(x - mpmath.mpf("1e-24"), 25)) for x in lo],
+                [F(mpmath.nstr(x + mpmath.mpf("1e-24"), 25)) for x in hi])
+
+
+@pytest.mark.parametrize("velocity", [False, True])
+@pytest.mark.parametrize("delta", [F(1, 2 ** 20), F(1, 2 ** 40)])
+def test_a_picard_step_encloses_the_true_images_tightly_and_refuses_a_set_missing_one(
+        delta, velocity):
+    """The checker's own set at t0 + h (in the stored coordinates) contains the true images
+    of the start set's four corners and exceeds their hull by at most 2% of its width plus
+    10⁻²⁰; a stored set that is that hull widened by 5% is accepted; one that misses a
+    corner's image by 10⁻³ of the hull's width, at either end of either coordinate, is
+    refused (any sound step must refuse it)."""
+    run, images = _picard_case(delta, velocity)
+    lo, hi = _hull(images)
+    width = [b - a for a, b in zip(lo, hi)]
+    pad = [w / 20 for w in width]
+    stored = _stored_box([a - p for a, p in zip(lo, pad)], [b + p for b, p in zip(hi, pad)])
+    with scaled(256):
+        mine = run(stored)
+        c = [F(x) for x in stored["c"]]
+        for i in range(2):
+            a, b = mine.r[i].lo_q() + c[i], mine.r[i].hi_q() + c[i]
+            assert a <= lo[i] and hi[i] <= b
+            assert (lo[i] - a) + (b - hi[i]) <= width[i] / 50 + F(1, 10 ** 20), (i, a, b, lo, hi)
+    for i in range(2):
+        for end in (0, 1):
+            cut = [[a - p for a, p in zip(lo, pad)], [b + p for b, p in zip(hi, pad)]]
+            cut[end][i] = (lo[i] + width[i] / 1000) if end == 0 else (hi[i] - width[i] / 1000)
+            with pytest.raises(CheckFailure) as exc:
+                run(_stored_box(*cut))
+            assert str(exc.value).startswith(f"step.set.r[{i}]: Expected an interval "
+                                             "containing the recomputed ")
