@@ -671,7 +671,7 @@ def test_checker_set_may_exclude_its_centre(cert):
     delta = 4 * max(x.abs_hi() for x in S.r)  # integer at the checker's scale: exact
     c = S.c.copy()
     c[0] = c[0] + Ball(delta, 0)
-    r = S.r - to_balls(_inverse_fb(from_balls(S.A)))[:, 0] * Ball(delta, 0)
+    r = S.r - to_balls(_inverse_fb(from_balls(S.A), "A"))[:, 0] * Ball(delta, 0)
     moved = LohnerSet(c, S.A, r)
     assert any(not x.contains(Ball(0, 0)) for x in moved.r)
     hull = np.array([x.union(Ball(0, 0)) for x in moved.r], dtype=object)

@@ -133,7 +133,7 @@ def _coords(S: LohnerSet) -> tuple[FB, int]:
     return from_balls(S.r, shift=e), e
 
 
-def _inverse_fb(A: FB, where: str = "Lohner basis") -> FB:
+def _inverse_fb(A: FB, where: str) -> FB:
     """Balls containing A⁻¹ for a matrix A ∈ A (balls): R + Neumann bound
     ‖A⁻¹ − R‖∞ ≤ ε‖R‖∞/(1 − ε), ε ≥ ‖I − RA‖∞, R a float inverse (Lemma C4)."""
     N = A.shape[0]
@@ -179,7 +179,7 @@ def _lohner_check(S: LohnerSet, rs: FB, e0: int, jets: Jets | None, h: Fraction,
     N = rs.shape[0]
     top = max(max(abs(lo), abs(hi)) for lo, hi in out.rq)
     e1 = (top.denominator.bit_length() - top.numerator.bit_length()) if top else 0
-    A1inv = _inverse_fb(out.Af)
+    A1inv = _inverse_fb(out.Af, where + ".set.A")
     C = bilinear(np.matmul, A1inv, bilinear(np.matmul, Mlin, S.binary64_A(), N), N)
     # T − c₁ exactly for the orders the jets hold exactly, then in binary64 (scaled)
     acc, tail = centre if centre is not None else centre_value(jets, h)

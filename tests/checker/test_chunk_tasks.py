@@ -68,6 +68,37 @@ def _fails_midway(fn, payloads):
     raise OSError("the cluster went away")
 
 
+def _duplicate_first(fn, payloads):
+    """Chunk 0 reported twice before the others (the first result stands)."""
+    first = fn(copy.deepcopy(payloads[0]))
+    yield first
+    yield first
+    for p in payloads[1:]:
+        yield fn(copy.deepcopy(p))
+
+
+def _parent_runs(monkeypatch) -> list:
+    """The (lo, hi) of every sequential replay outside a task (the parent's in-order
+    check); a task marks its thread while it runs."""
+    import threading
+
+    calls: list = []
+    local = threading.local()
+    real_run, real_task = replay_mod._run, replay_mod._chunk_task
+
+    def task(p):
+        local.inside = True
+        try:
+            return real_task(p)
+        finally:
+            local.inside = False
+    monkeypatch.setattr(replay_mod, "_chunk_task", task)
+    monkeypatch.setattr(replay_mod, "_run", lambda f, S, st, rp, lo, hi, *a: (
+        None if getattr(local, "inside", False) else calls.append((lo, hi)))
+        or real_run(f, S, st, rp, lo, hi, *a))
+    return calls
+
+
 def _calls(monkeypatch) -> list:
     seen: list = []
     real = replay_mod._chunk_task
@@ -77,17 +108,29 @@ def _calls(monkeypatch) -> list:
 
 
 @pytest.mark.parametrize("executor,workers", [(_reversed_twice, 2), (_reversed_twice, 4),
-                                              (_threads, 4), (_fails_midway, 2)])
+                                              (_threads, 4), (_fails_midway, 2),
+                                              (_duplicate_first, 2), (_other_checker, 2)])
 def test_valid_certificate_through_an_executor(cert, reference, executor, workers,
                                                monkeypatch):
+    """The same report as one process; the chunks ran as tasks; every step is reported to
+    ``progress`` once, with the time at its end; and the parent replays in order only
+    what no task settled (nothing, when every task's result is usable)."""
+    parent = _parent_runs(monkeypatch)
     seen = _calls(monkeypatch)
     ref = reference
-    rep = check_certificate(copy.deepcopy(cert), workers=workers, run_chunks=executor)
+    steps: list = []
+    rep = check_certificate(copy.deepcopy(cert), lambda k, t: steps.append((k, t)),
+                            workers=workers, run_chunks=executor)
     assert ref.valid and rep.valid, rep.message
     assert rep.message == ref.message and rep.steps_checked == ref.steps_checked == STEPS
     # the chunks really ran as tasks (not the local forks)
     assert sorted(set(seen)) == (list(range(workers)) if executor is not _fails_midway
                                  else [workers - 1])
+    st = cert["integration"]["steps"]
+    assert sorted(steps) == [(k, Fraction(st[k][0]) + Fraction(st[k][1])) for k in range(STEPS)]
+    cut = STEPS // workers
+    assert parent == {_fails_midway: [(0, cut), (cut, STEPS)],
+                      _other_checker: [(0, cut), (cut, STEPS)]}.get(executor, [])
 
 
 def test_chunks_in_threads_all_pass(cert, reference):
@@ -139,3 +182,17 @@ def test_default_threshold_keeps_a_short_certificate_in_one_process(cert, refere
     monkeypatch.setattr(replay_mod, "MIN_CHUNK", 8)  # 17 ≥ 8 × 2: two tasks
     rep = check_certificate(copy.deepcopy(cert), workers=2, run_chunks=_reversed_twice)
     assert rep.valid and sorted(set(seen)) == [0, 1]
+
+
+def test_code_digest_is_the_checkers_source_files_in_order():
+    """SHA-256 over every ``certified/checker/*.py`` sorted by name, each as name, NUL,
+    bytes, NUL (recomputed here): a worker whose checker differs in one byte differs."""
+    import hashlib
+
+    root = Path(replay_mod.__file__).parent
+    h = hashlib.sha256()
+    files = sorted(root.glob("*.py"))
+    assert len(files) > 20
+    for path in files:
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    assert replay_mod.code_digest() == h.hexdigest()

@@ -65,7 +65,8 @@ def test_pair_reads_exact_ends_and_refuses_a_reversed_or_malformed_interval():
     for bad in (["1"], ["a", "1"], [None, "1"], ["1/0", "1"]):
         with pytest.raises(CheckFailure) as exc:
             _pair(bad, "w.r")
-        assert str(exc.value).startswith("w.r: Expected an interval [lo, hi] of exact numbers.")
+        assert str(exc.value) == (f"w.r: Expected an interval [lo, hi] of exact numbers. "
+                                  f"Got {bad!r}.")
 
 
 def _stored(c, A, r) -> dict:
@@ -113,13 +114,19 @@ def test_parse_set_refuses_wrong_shapes_and_entries(edit, message):
     assert str(exc.value) == message
 
 
-@pytest.mark.parametrize("rec", [{"A": [["1", "0"], ["0", "1"]], "r": []},
-                                 {"c": ["x", "0"], "A": [["1", "0"], ["0", "1"]], "r": []},
-                                 {"c": ["0", "0"], "A": [["1", None], ["0", "1"]], "r": []}])
-def test_parse_set_refuses_a_missing_key_or_an_inexact_entry(rec):
+@pytest.mark.parametrize("rec, got", [
+    ({"A": [["1", "0"], ["0", "1"]], "r": []}, "KeyError('c')"),
+    ({"c": ["x", "0"], "A": [["1", "0"], ["0", "1"]], "r": []}, "x"),
+    ({"c": ["0", "0"], "A": [["1", None], ["0", "1"]], "r": []}, None)])
+def test_parse_set_refuses_a_missing_key_or_an_inexact_entry(rec, got):
+    if not isinstance(got, str) or got == "x":  # the reader's own exception, shown as is
+        try:
+            F(got)
+        except (TypeError, ValueError) as e:
+            got = repr(e)
     with scaled(256), pytest.raises(CheckFailure) as exc:
         parse_set(rec, 2, "s")
-    assert str(exc.value).startswith("s: Expected a set {c, A, r} of exact numbers. Got ")
+    assert str(exc.value) == f"s: Expected a set {{c, A, r}} of exact numbers. Got {got}."
 
 
 def test_initial_set_is_the_exact_tokens_with_the_identity_basis():
@@ -167,7 +174,7 @@ def test_inverse_encloses_the_inverse_of_every_matrix_in_the_ball(seed):
     m = rng.normal(size=(N, N)) + 3 * np.eye(N)
     rad = 2.0 ** -30
     A = FB(m, np.full((N, N), rad))
-    Ainv = _inverse_fb(A)
+    Ainv = _inverse_fb(A, "b")
     # the midpoint and two opposite corners of the ball
     for sign in (0, 1, -1):
         exact = [[_q(m[i, j]) + sign * (-1) ** (i + j) * _q(rad) for j in range(N)] for i in range(N)]
@@ -187,7 +194,7 @@ def test_inverse_refuses_a_singular_or_too_uncertain_basis():
         _inverse_fb(FB(np.eye(2), np.full((2, 2), 0.3)), "b")
     assert str(exc.value) == "b: Expected an invertible basis (‖I − RA‖ < 1/2). Got ‖I − RA‖ = 0.6."
     # just below 1/2 passes: ‖I − RA‖ = 2·0.24 = 0.48
-    assert _inverse_fb(FB(np.eye(2), np.full((2, 2), 0.24))).r.max() < 1
+    assert _inverse_fb(FB(np.eye(2), np.full((2, 2), 0.24)), "b").r.max() < 1
 
 
 @pytest.mark.parametrize("h", [F(1, 3), F(1, 2 ** 70), F(10 ** 6, 7)])
@@ -328,7 +335,7 @@ def test_variational_of_the_field_contains_the_flows_jacobian():
 
 # -- the update and its containment test (Lemma C4) ----------------------------------------------
 
-def _update_case(scale_r: F, tail: bool = False):
+def _update_case(scale_r: F, tail: bool = False, f: F = F(1, 1024)):
     """A two-dimensional update with every part exact: the set c + A·r (r scaled by
     ``scale_r``), a point Mlin, the centre polynomial T = Σ Z_k h^k with exact Z_k, the
     remainder M·f·[−1, 1], and the stored basis A₁ with its exact inverse. Returns the
@@ -339,7 +346,7 @@ def _update_case(scale_r: F, tail: bool = False):
     coeffs = [[F(1, 3), F(-2)], [F(1, 7), F(5)], [F(-1, 11), F(1, 2)]]
     h = F(1, 8)
     A1 = [[F(2), F(0)], [F(1, 4), F(1)]]
-    M, f = np.array([2.0 ** -60, 2.0 ** -61]), F(1, 1024)
+    M = np.array([2.0 ** -60, 2.0 ** -61])  # (replaced by some tests)
     T = [sum(cf[i] * h ** k for k, cf in enumerate(coeffs)) for i in range(2)]
     # the stored centre is the polynomial's value (as the producer's is, to its precision):
     # the checker resolves T − c₁ to binary64's relative precision of its size
@@ -380,12 +387,15 @@ def _run_update(case: dict, stored_r: list):
 
 
 @pytest.mark.parametrize("scale_r, tail", [(F(1, 2 ** 20), False), (F(1, 2 ** 90), False),
-                                           (F(1, 2 ** 20), True), (F(3, 4), False)])
+                                           (F(1, 2 ** 20), True), (F(1, 2 ** 90), True),
+                                           (F(3, 4), False),
+                                           (F(2) ** 600, False)])
 def test_update_accepts_a_stored_set_just_containing_the_image_and_refuses_one_just_inside(
         scale_r, tail):
     """Stored r₁ = the exact image r₁' widened by 10⁻⁹ of its width: accepted, and the
-    checker's own r₁ contains r₁' and is within 10⁻¹⁰ of its width. Narrowed by 10⁻⁹ of
-    its width at either end: refused at that coordinate."""
+    checker's own r₁ contains r₁' and is within 10⁻¹⁰ of its width. One end moved inside
+    r₁' by 10⁻⁹ of its width (the other end still outside): refused at that coordinate,
+    and the message shows an enclosure of r₁' and the stored interval."""
     with scaled(256):
         case, exact = _update_case(scale_r, tail)
         pad = [(b - a) * F(1, 10 ** 9) for a, b in exact]
@@ -399,8 +409,146 @@ def test_update_accepts_a_stored_set_just_containing_the_image_and_refuses_one_j
             for end in (0, 1):
                 narrow = list(wide)
                 a, b = exact[i]
-                narrow[i] = (a + pad[i], b) if end == 0 else (a, b - pad[i])
+                narrow[i] = (a + pad[i], b + pad[i]) if end == 0 else (a - pad[i], b - pad[i])
                 with pytest.raises(CheckFailure) as exc:
                     _run_update(case, narrow)
-                assert str(exc.value).startswith(f"step.set.r[{i}]: Expected an interval "
-                                                 "containing the recomputed ")
+                msg = str(exc.value)
+                head = f"step.set.r[{i}]: Expected an interval containing the recomputed ["
+                assert msg.startswith(head), msg
+                shown = msg[len(head):].split("]")[0].split(", ")
+                # (shown to 25 digits: it encloses r₁' to that relative precision)
+                tol = (abs(a) + abs(b)) * F(1, 10 ** 22)
+                assert F(shown[0]) <= a + tol and b - tol <= F(shown[1]), (shown, a, b)
+                assert msg.endswith(f"Got {interval(*narrow[i])!r}.")
+
+
+def test_update_below_binary64s_range_is_carried_scaled():
+    """r of size 2⁻¹¹⁰⁰ (below the smallest binary64 number), remainder 2⁻¹¹⁵⁰: the
+    update is carried scaled by 2^{e₁}, so the exact image still fits a stored set only
+    10⁻⁹ of its width wider, and one 10⁻⁹ narrower is refused."""
+    with scaled(1400):
+        case, exact = _update_case(F(1, 2 ** 1100), f=F(1, 2 ** 1090))
+        pad = [(b - a) * F(1, 10 ** 9) for a, b in exact]
+        mine = _run_update(case, [(a - p, b + p) for (a, b), p in zip(exact, pad)])
+        for i, (a, b) in enumerate(exact):
+            assert mine.r[i].lo_q() <= a and b <= mine.r[i].hi_q()
+            assert (a - mine.r[i].lo_q()) + (mine.r[i].hi_q() - b) <= (b - a) * F(1, 10 ** 10)
+        with pytest.raises(CheckFailure):
+            _run_update(case, [(exact[0][0] + pad[0], exact[0][1] + pad[0]),
+                               (exact[1][0] - pad[1], exact[1][1] + pad[1])])
+
+
+def test_linear_image_and_box_contain_every_point_of_the_set():
+    """{M(c + A·ρ)} for ρ at the corners of an asymmetric r lies in linear_image(M), and
+    c + A·ρ in box(); both are the exact ranges to 10⁻¹³ (the radii of a product are
+    carried in binary64, rounded up: Lemma C1)."""
+    c = [F(1, 3), F(-2, 7)]
+    A = [[F(1), F(1, 2)], [F(-1, 4), F(2)]]
+    r = [(F(-1, 8), F(1, 2)), (F(1, 16), F(3, 4))]
+    M = [[F(2), F(-1)], [F(1, 3), F(5)]]
+    with scaled(256):
+        S = LohnerSet(np.array([const(x) for x in c], dtype=object),
+                      np.array([[const(x) for x in row] for row in A], dtype=object),
+                      np.array([interval(a, b) for a, b in r], dtype=object))
+        img = S.linear_image(np.array([[const(x) for x in row] for row in M], dtype=object))
+        box = S.box()
+        corners = [(x, y) for x in r[0] for y in r[1]]
+        pts = [[c[i] + A[i][0] * x + A[i][1] * y for i in range(2)] for x, y in corners]
+        ims = [[M[i][0] * p[0] + M[i][1] * p[1] for i in range(2)] for p in pts]
+        for got, vals in ((box, pts), (img, ims)):
+            for i in range(2):
+                lo, hi = min(v[i] for v in vals), max(v[i] for v in vals)
+                assert got[i].lo_q() <= lo and hi <= got[i].hi_q()
+                assert (lo - got[i].lo_q()) + (got[i].hi_q() - hi) <= F(1, 10 ** 13)
+
+
+def test_variational_failure_names_its_place():
+    field = Field(F(1), [[F(1)]], 2, "z")
+    tube = FB(np.array([[-0.25], [0.25]]), np.full((2, 1), 1 / 16))
+    with pytest.raises(CheckFailure) as exc:
+        _variational(field, tube, F(0), F(1), "step.v", K=FB(20.0 * np.eye(2)))
+    assert str(exc.value).startswith("step.v: Expected a variational enclosure")
+
+
+def test_initial_set_keeps_each_tokens_own_radius():
+    """c ± r contains each exact token (no product slack: c and r themselves), when the
+    token is not a number of the scale (1/3 has a radius of one unit)."""
+    X0 = [[F(1, 3)], [F(-2, 7)]]
+    with scaled(256):
+        S = initial_set(X0)
+        for i, x in enumerate(x for row in X0 for x in row):
+            c, r = S.c[i], S.r[i]
+            assert c.r == 0 and r.m == 0 and r.r >= 1
+            assert F(c.m - r.r, 2 ** 256) <= x <= F(c.m + r.r, 2 ** 256)
+
+
+def test_stored_basis_balls_contain_the_exact_entries_by_their_own_radius():
+    """The binary64 ball (m, r) of each stored A entry contains it: |A − m| ≤ r exactly
+    (not only after lo()/hi() step one float outward)."""
+    A = [[F(1, 3), F(2, 7)], [F(-5, 11), F(10 ** 20 + 1)]]
+    with scaled(256):
+        Af = parse_set(_stored([F(0), F(0)], A, [(F(0), F(0))] * 2), 2, "s").binary64_A()
+    for i in range(2):
+        for j in range(2):
+            assert abs(A[i][j] - _q(Af.m[i, j])) <= _q(Af.r[i, j])
+
+
+def test_exponent_of_a_ball_off_zero():
+    """[1/4, 3/4]: the scale puts its largest point 3/4 at [1/2, 1], not its midpoint."""
+    with scaled(256):
+        r = np.array([interval(F(1, 4), F(3, 4)), interval(F(-1, 16), F(0))], dtype=object)
+        e = _exponent(r)
+    assert F(1, 2) <= F(3, 4) * F(2) ** e <= 1
+
+
+@pytest.mark.parametrize("m, rad", [(F(1, 2), F(1, 5)), (F(1), F(2, 5)), (F(-3), F(1))])
+def test_inverse_neumann_bound_holds_where_it_is_attained(m, rad):
+    """1 × 1 balls m ± rad with ‖I − RA‖ = rad/|m| far from 0: the bound
+    ε‖R‖/(1 − ε) is attained at the end m ∓ rad nearer 0, so a smaller bound misses it."""
+    A = FB(np.array([[float(m)]]), np.array([[float(rad)]]))
+    inv = _inverse_fb(A, "b")
+    mf, rf = _q(A.m[0, 0]), _q(A.r[0, 0])
+    for end in (mf - rf, mf + rf):
+        assert _q(inv.lo()[0, 0]) <= 1 / end <= _q(inv.hi()[0, 0])
+    # and not much more: within 10⁻¹² of the exact range's width
+    lo, hi = sorted((1 / (mf - rf), 1 / (mf + rf)))
+    assert _q(inv.hi()[0, 0]) - _q(inv.lo()[0, 0]) <= (hi - lo) * (1 + F(1, 10 ** 12)) + \
+        2 * abs(1 / mf - (lo + hi) / 2)
+
+
+@pytest.mark.parametrize("k", [4.0, -4.0])
+def test_variational_box_of_a_scalar_flow_with_hk_one_half(k):
+    """ẏ = k·y over h = 1/8 (hk = ±1/2): the box contains e^{hk} (its fixed point J must
+    hold every e^{sk}, s ∈ [0, h], which a wrong iteration misses)."""
+    out = variational_many(FB(np.array([[[k]]])), F(1, 8), "v")[0]
+    e = mpmath.exp(mpmath.mpf(k) / 8)
+    assert out.lo()[0, 0] <= e <= out.hi()[0, 0]
+    assert out.r[0, 0] <= 0.5
+
+
+def test_variational_batch_of_more_boxes_than_coordinates():
+    Ks = np.stack([np.array([[0.5, 0.0], [0.0, -0.5]]) * (j + 1) for j in range(3)])
+    out = variational_many(FB(Ks), F(1, 8), "v")
+    for j in range(3):
+        E = _expm(Ks[j], F(1, 8))
+        assert all(out[j].lo()[a, b] <= E[a][b] <= out[j].hi()[a, b]
+                   for a in range(2) for b in range(2))
+
+
+def test_a_non_finite_update_is_refused_in_words():
+    with scaled(256):
+        case, exact = _update_case(F(1, 2 ** 20))
+        case["M"] = np.array([np.inf, 1.0])
+        with pytest.raises(CheckFailure) as exc:
+            _run_update(case, [(a - 1, b + 1) for a, b in exact])
+    assert str(exc.value).startswith("step.set.r[0]: Expected an interval containing the "
+                                     "recomputed 'a non-finite enclosure'. Got ")
+
+
+def test_a_singular_stored_basis_is_named_by_its_record():
+    with scaled(256):
+        case, exact = _update_case(F(1, 2 ** 20))
+        case["A1"] = [[F(1), F(2)], [F(2), F(4)]]
+        with pytest.raises(CheckFailure) as exc:
+            _run_update(case, [(a - 1, b + 1) for a, b in exact])
+    assert str(exc.value) == "step.set.A: Expected an invertible basis. Got a singular one."
