@@ -428,3 +428,21 @@ def test_a_picard_steps_box_and_tube_hold_the_true_solutions(velocity, h, monkey
         for y in _true_solution(y0, t0, taus):
             assert all(float(tube.lo()[i]) <= y[i] <= float(tube.hi()[i]) for i in range(2)), (
                 y0, y, tube.lo(), tube.hi())
+
+
+def test_the_check_at_t_is_called_on_the_set_at_t_end():
+    """``final`` (the lemma's check at T) is called once, on the set the replay returns,
+    and its refusal is the replay's; without records the set is the initial one."""
+    called = []
+
+    def final(S):
+        called.append(S)
+        raise CheckFailure("tail", "the check at T", "a refusal")
+    with scaled(256):
+        with pytest.raises(CheckFailure) as exc:
+            replay_steps(FIELD, X0, [], [], F(0), final=final)
+        assert str(exc.value) == "tail: Expected the check at T. Got a refusal."
+        assert len(called) == 1
+        assert [(b.lo_q(), b.hi_q()) for b in called[0].c.flat] == [(F(-1), F(-1)), (F(1), F(1))]
+        S = replay_steps(FIELD, X0, [], [], F(0), final=lambda S: called.append(S))
+        assert called[-1] is S and len(called) == 2
