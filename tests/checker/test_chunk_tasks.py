@@ -196,3 +196,15 @@ def test_code_digest_is_the_checkers_source_files_in_order():
     for path in files:
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     assert replay_mod.code_digest() == h.hexdigest()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_reports_every_step_once_in_one_process_and_with_forks(cert, workers):
+    """The same progress as through an executor, from the sequential replay (workers = 1)
+    and from local forks (workers = 2, MIN_CHUNK lowered to 4)."""
+    steps: list = []
+    rep = check_certificate(copy.deepcopy(cert), lambda k, t: steps.append((k, t)),
+                            workers=workers)
+    assert rep.valid, rep.message
+    st = cert["integration"]["steps"]
+    assert sorted(steps) == [(k, Fraction(st[k][0]) + Fraction(st[k][1])) for k in range(STEPS)]
