@@ -195,6 +195,18 @@ def test_a_picard_hint_too_small_is_grown_until_it_holds(monkeypatch):
 
 # -- the narrowed tube (Lemma C3b) against the true solutions -------------------------------
 
+def _field_c(z: list, t):
+    """F(z, t) for two tokens in d = 1, V = B = 1, in z, at complex z and t (mpmath)."""
+    import mpmath
+
+    c = mpmath.exp(2 * t)
+    out = []
+    for i in range(2):
+        w = [mpmath.exp(c * z[i] * z[j]) for j in range(2)]
+        out.append((w[0] * z[0] + w[1] * z[1]) / (w[0] + w[1]) - z[i])
+    return out
+
+
 def _true_solution(y0: list, t0, taus: list) -> list:
     """Two tokens in d = 1, V = B = 1, in z = e^{−t}x: ż_i = Σ_j P_ij z_j − z_i with
     P_ij ∝ exp(e^{2t} z_i z_j); mpmath's Taylor integrator at 25 digits (an oracle
@@ -202,14 +214,7 @@ def _true_solution(y0: list, t0, taus: list) -> list:
     import mpmath
 
     with mpmath.workdps(25):
-        def f(t, z):
-            c = mpmath.exp(2 * t)
-            out = []
-            for i in range(2):
-                w = [mpmath.exp(c * z[i] * z[j]) for j in range(2)]
-                out.append((w[0] * z[0] + w[1] * z[1]) / (w[0] + w[1]) - z[i])
-            return out
-        sol = mpmath.odefun(f, mpmath.mpf(t0.numerator) / t0.denominator,
+        sol = mpmath.odefun(lambda t, z: _field_c(z, t), mpmath.mpf(t0.numerator) / t0.denominator,
                             [mpmath.mpf(y.numerator) / y.denominator for y in y0])
         return [[sol(mpmath.mpf(t0.numerator) / t0.denominator + tau)[i] for i in range(2)]
                 for tau in taus]
@@ -332,18 +337,6 @@ def test_a_picard_step_encloses_the_true_images_tightly_and_refuses_a_set_missin
 
 
 # -- a Picard step's a-priori box and coarse tube, read where the step uses them -----------
-
-def _field_c(z: list, t):
-    """F(z, t) for two tokens in d = 1, V = B = 1, in z, at complex z and t (mpmath)."""
-    import mpmath
-
-    c = mpmath.exp(2 * t)
-    out = []
-    for i in range(2):
-        w = [mpmath.exp(c * z[i] * z[j]) for j in range(2)]
-        out.append((w[0] * z[0] + w[1] * z[1]) / (w[0] + w[1]) - z[i])
-    return out
-
 
 def _corners(b) -> list:
     """The four corners of a binary64 complex rectangle (its ball ends, exact floats)."""
