@@ -42,7 +42,7 @@ DISK_START, DISK_DEPTH = 4, 7
 #: is refused in seconds, not minutes (a choice of work). The producer's own cover
 #: (depth ≤ 5, given up at depth 1 where 60% fail) evaluates at most 16 + 64 + 152 + 608
 #: + 2432 + 9728 = 13,000 boxes; the certificates of the test suite need at most 1,048 here.
-#: A ρ doubled on one record of a three-token run needed 120,964 boxes and 41 s.
+#: A ρ doubled on one record of a three-token run needed 120,964 boxes and 41–120 s.
 DISK_BOXES = 16384
 #: The circle: ARCS arcs, each halved at most ARC_DEPTH times.
 ARCS, ARC_DEPTH = 32, 6

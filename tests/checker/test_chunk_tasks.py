@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import threading
 from fractions import Fraction
 from pathlib import Path
 
@@ -21,12 +22,19 @@ from tests.test_checker import redigest
 #: is lowered to 4 (the default, 16 steps a chunk, keeps it in one process: tested below)
 CERT = Path(__file__).parent / "data" / "t4_21.json.gz"
 STEPS = 17
+DEFAULT_MIN_CHUNK = replay_mod.MIN_CHUNK
 
 
 @pytest.fixture(autouse=True)
-def _short_chunks(monkeypatch, request):
-    if "default_threshold" not in request.node.name:
-        monkeypatch.setattr(replay_mod, "MIN_CHUNK", 4)
+def _short_chunks(monkeypatch):
+    monkeypatch.setattr(replay_mod, "MIN_CHUNK", 4)
+
+
+def _every_step_once(reported: list, cert: dict) -> bool:
+    """``progress`` saw each step once, with the time at its end."""
+    st = cert["integration"]["steps"]
+    return sorted(reported) == [(k, Fraction(st[k][0]) + Fraction(st[k][1]))
+                                for k in range(STEPS)]
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +88,6 @@ def _duplicate_first(fn, payloads):
 def _parent_runs(monkeypatch) -> list:
     """The (lo, hi) of every sequential replay outside a task (the parent's in-order
     check); a task marks its thread while it runs."""
-    import threading
-
     calls: list = []
     local = threading.local()
     real_run, real_task = replay_mod._run, replay_mod._chunk_task
@@ -126,8 +132,9 @@ def test_valid_certificate_through_an_executor(cert, reference, executor, worker
     # the chunks really ran as tasks (not the local forks)
     assert sorted(set(seen)) == (list(range(workers)) if executor is not _fails_midway
                                  else [workers - 1])
-    st = cert["integration"]["steps"]
-    assert sorted(steps) == [(k, Fraction(st[k][0]) + Fraction(st[k][1])) for k in range(STEPS)]
+    assert _every_step_once(steps, cert)
+    # No result from chunk 0 (the executor failed), or results from another checker
+    # (their "ok" is not used): the parent replays chunk 0 and the rest, in order.
     cut = STEPS // workers
     assert parent == {_fails_midway: [(0, cut), (cut, STEPS)],
                       _other_checker: [(0, cut), (cut, STEPS)]}.get(executor, [])
@@ -148,18 +155,6 @@ def test_chunks_in_threads_all_pass(cert, reference):
     assert all(r[1] == "ok" for r in got), [r[2] for r in got if r[1] != "ok"]
 
 
-def test_results_from_another_checker_are_not_used(cert, reference, monkeypatch):
-    """A worker whose checker source differs: its "ok" is ignored and the in-order replay
-    decides (the report is still the one-process report)."""
-    calls = []
-    real = replay_mod._run
-    monkeypatch.setattr(replay_mod, "_run", lambda f, S, st, rp, lo, hi, *a:
-                        calls.append((lo, hi)) or real(f, S, st, rp, lo, hi, *a))
-    rep = check_certificate(copy.deepcopy(cert), workers=2, run_chunks=_other_checker)
-    assert rep.valid and rep.message == reference.message
-    assert (0, 8) in calls and (8, STEPS) in calls  # chunk 0 and the rest, here, in order
-
-
 def test_edit_in_a_late_chunk_gives_the_sequential_failure(cert):
     bad = copy.deepcopy(cert)
     r = bad["integration"]["replay"]["records"][14]["set"]["r"]  # chunk 1 of 2 (records 8 … 16)
@@ -176,6 +171,8 @@ def test_edit_in_a_late_chunk_gives_the_sequential_failure(cert):
 def test_default_threshold_keeps_a_short_certificate_in_one_process(cert, reference,
                                                                    monkeypatch):
     """17 steps < 16 a chunk × 2 workers: no task is made, the replay runs here."""
+    monkeypatch.setattr(replay_mod, "MIN_CHUNK", DEFAULT_MIN_CHUNK)
+    assert DEFAULT_MIN_CHUNK == 16
     seen = _calls(monkeypatch)
     rep = check_certificate(copy.deepcopy(cert), workers=2, run_chunks=_reversed_twice)
     assert rep.valid and rep.message == reference.message and seen == []
@@ -206,5 +203,4 @@ def test_progress_reports_every_step_once_in_one_process_and_with_forks(cert, wo
     rep = check_certificate(copy.deepcopy(cert), lambda k, t: steps.append((k, t)),
                             workers=workers)
     assert rep.valid, rep.message
-    st = cert["integration"]["steps"]
-    assert sorted(steps) == [(k, Fraction(st[k][0]) + Fraction(st[k][1])) for k in range(STEPS)]
+    assert _every_step_once(steps, cert)

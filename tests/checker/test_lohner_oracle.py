@@ -15,7 +15,7 @@ import pytest
 from certified.checker.balls import Ball, const, interval, scaled
 from certified.checker.dynamics import Field, Jets
 from certified.checker.errors import CheckFailure
-from certified.checker.fballs import FB
+from certified.checker.fballs import FB, finterval
 from certified.checker.lohner import (LohnerSet, _coords, _exponent, _float, _inverse_fb,
                                       _lohner_check, _pair, _times, _variational,
                                       centre_value, initial_set, parse_set,
@@ -96,13 +96,26 @@ def test_parse_set_encloses_the_exact_basis_and_keeps_the_exact_numbers():
             assert hi - lo <= 2 ** -50 * abs(A[i][j])  # one rounding, no more
 
 
+def test_stored_basis_balls_contain_the_exact_entries_by_their_own_radius():
+    """The binary64 ball (m, r) of each stored A entry contains it: |A − m| ≤ r exactly
+    (not only after lo()/hi() step one float outward)."""
+    A = [[F(1, 3), F(2, 7)], [F(-5, 11), F(10 ** 20 + 1)]]
+    with scaled(256):
+        Af = parse_set(_stored([F(0), F(0)], A, [(F(0), F(0))] * 2), 2, "s").binary64_A()
+    for i in range(2):
+        for j in range(2):
+            assert abs(A[i][j] - _q(Af.m[i, j])) <= _q(Af.r[i, j])
+
+
+SHAPES = "s: Expected c of length 2, A 2×2, r of length 2. Got other shapes."
+
+
 @pytest.mark.parametrize("edit, message", [
-    ({"c": ["1"]}, "s: Expected c of length 2, A 2×2, r of length 2. Got other shapes."),
-    ({"c": ["1", "2", "3"]}, "s: Expected c of length 2, A 2×2, r of length 2. Got other shapes."),
-    ({"A": [["1", "0"]]}, "s: Expected c of length 2, A 2×2, r of length 2. Got other shapes."),
-    ({"A": [["1", "0", "0"], ["0", "1", "0"]]},
-     "s: Expected c of length 2, A 2×2, r of length 2. Got other shapes."),
-    ({"r": [["0", "1"]]}, "s: Expected c of length 2, A 2×2, r of length 2. Got other shapes."),
+    ({"c": ["1"]}, SHAPES),
+    ({"c": ["1", "2", "3"]}, SHAPES),
+    ({"A": [["1", "0"]]}, SHAPES),
+    ({"A": [["1", "0", "0"], ["0", "1", "0"]]}, SHAPES),
+    ({"r": [["0", "1"]]}, SHAPES),
     ({"A": [["1e400", "0"], ["0", "1"]]},
      "s.A: Expected entries within binary64's range. Got larger ones."),
     ({"r": [["0", "1"], ["2", "1"]]}, "s.r: Expected lo <= hi. Got [2, 1]."),
@@ -129,6 +142,8 @@ def test_parse_set_refuses_a_missing_key_or_an_inexact_entry(rec, got):
     assert str(exc.value) == f"s: Expected a set {{c, A, r}} of exact numbers. Got {got}."
 
 
+# -- the sets: the initial set, their images, the scaled coordinates ---------------------------
+
 def test_initial_set_is_the_exact_tokens_with_the_identity_basis():
     X0 = [[F(1, 3), F(-2)], [F(5, 7), F(0)]]
     with scaled(256):
@@ -143,6 +158,42 @@ def test_initial_set_is_the_exact_tokens_with_the_identity_basis():
             [(1 << 256 if i == j else 0, 0) for j in range(4)] for i in range(4)]
         assert S.binary64_A().m.tolist() == np.eye(4).tolist()
         assert not S.binary64_A().r.any()
+
+
+def test_initial_set_keeps_each_tokens_own_radius():
+    """c ± r contains each exact token (no product slack: c and r themselves), when the
+    token is not a number of the scale (1/3 has a radius of one unit)."""
+    X0 = [[F(1, 3)], [F(-2, 7)]]
+    with scaled(256):
+        S = initial_set(X0)
+        for i, x in enumerate(x for row in X0 for x in row):
+            c, r = S.c[i], S.r[i]
+            assert c.r == 0 and r.m == 0 and r.r >= 1
+            assert F(c.m - r.r, 2 ** 256) <= x <= F(c.m + r.r, 2 ** 256)
+
+
+def test_linear_image_and_box_contain_every_point_of_the_set():
+    """{M(c + A·ρ)} for ρ at the corners of an asymmetric r lies in linear_image(M), and
+    c + A·ρ in box(); both are the exact ranges to 10⁻¹³ (the radii of a product are
+    carried in binary64, rounded up: Lemma C1)."""
+    c = [F(1, 3), F(-2, 7)]
+    A = [[F(1), F(1, 2)], [F(-1, 4), F(2)]]
+    r = [(F(-1, 8), F(1, 2)), (F(1, 16), F(3, 4))]
+    M = [[F(2), F(-1)], [F(1, 3), F(5)]]
+    with scaled(256):
+        S = LohnerSet(np.array([const(x) for x in c], dtype=object),
+                      np.array([[const(x) for x in row] for row in A], dtype=object),
+                      np.array([interval(a, b) for a, b in r], dtype=object))
+        img = S.linear_image(np.array([[const(x) for x in row] for row in M], dtype=object))
+        box = S.box()
+        corners = [(x, y) for x in r[0] for y in r[1]]
+        pts = [[c[i] + A[i][0] * x + A[i][1] * y for i in range(2)] for x, y in corners]
+        ims = [[M[i][0] * p[0] + M[i][1] * p[1] for i in range(2)] for p in pts]
+        for got, vals in ((box, pts), (img, ims)):
+            for i in range(2):
+                lo, hi = min(v[i] for v in vals), max(v[i] for v in vals)
+                assert got[i].lo_q() <= lo and hi <= got[i].hi_q()
+                assert (lo - got[i].lo_q()) + (got[i].hi_q() - hi) <= F(1, 10 ** 13)
 
 
 @pytest.mark.parametrize("mags", [[F(3, 8), F(-1, 5)], [F(2) ** 40, F(1)], [F(1, 2 ** 120)] * 2,
@@ -163,6 +214,14 @@ def test_the_coordinates_are_scaled_to_order_one_and_enclose_r(mags):
             assert _q(rs.lo()[i]) <= b.lo_q() * F(2) ** e and b.hi_q() * F(2) ** e <= _q(rs.hi()[i])
             assert _q(rs.hi()[i]) - _q(rs.lo()[i]) <= (b.hi_q() - b.lo_q()) * F(2) ** e * (1 + F(1, 2 ** 45)) \
                 + F(1, 2 ** 200)
+
+
+def test_exponent_of_a_ball_off_zero():
+    """[1/4, 3/4]: the scale puts its largest point 3/4 at [1/2, 1], not its midpoint."""
+    with scaled(256):
+        r = np.array([interval(F(1, 4), F(3, 4)), interval(F(-1, 16), F(0))], dtype=object)
+        e = _exponent(r)
+    assert F(1, 2) <= F(3, 4) * F(2) ** e <= 1
 
 
 # -- the inverse basis and the time interval (Lemma C4) ----------------------------------------
@@ -197,6 +256,21 @@ def test_inverse_refuses_a_singular_or_too_uncertain_basis():
     assert _inverse_fb(FB(np.eye(2), np.full((2, 2), 0.24)), "b").r.max() < 1
 
 
+@pytest.mark.parametrize("m, rad", [(F(1, 2), F(1, 5)), (F(1), F(2, 5)), (F(-3), F(1))])
+def test_inverse_neumann_bound_holds_where_it_is_attained(m, rad):
+    """1 × 1 balls m ± rad with ‖I − RA‖ = rad/|m| far from 0: the bound
+    ε‖R‖/(1 − ε) is attained at the end m ∓ rad nearer 0, so a smaller bound misses it."""
+    A = FB(np.array([[float(m)]]), np.array([[float(rad)]]))
+    inv = _inverse_fb(A, "b")
+    mf, rf = _q(A.m[0, 0]), _q(A.r[0, 0])
+    for end in (mf - rf, mf + rf):
+        assert _q(inv.lo()[0, 0]) <= 1 / end <= _q(inv.hi()[0, 0])
+    # and not much more: within 10⁻¹² of the exact range's width
+    lo, hi = sorted((1 / (mf - rf), 1 / (mf + rf)))
+    assert _q(inv.hi()[0, 0]) - _q(inv.lo()[0, 0]) <= (hi - lo) * (1 + F(1, 10 ** 12)) + \
+        2 * abs(1 / mf - (lo + hi) / 2)
+
+
 @pytest.mark.parametrize("h", [F(1, 3), F(1, 2 ** 70), F(10 ** 6, 7)])
 def test_times_is_a_tight_ball_of_zero_to_h(h):
     T = _times(h)
@@ -227,7 +301,13 @@ def test_centre_value_is_horner_on_the_exact_coefficients_and_the_tail_summed():
 
 # -- the variational enclosure (Lemma C5) against the matrix exponential -------------------------
 
-def _expm(K: np.ndarray, h: F) -> list[list[F]]:
+def _inside_all(box: FB, M) -> bool:
+    """Every entry of the matrix M (numbers of any exact kind) inside the ball matrix."""
+    n, m = box.shape
+    return all(box.lo()[i, j] <= M[i][j] <= box.hi()[i, j] for i in range(n) for j in range(m))
+
+
+def _expm(K: np.ndarray, h: F) -> list[list[mpmath.mpf]]:
     with mpmath.workdps(40):
         E = mpmath.expm(mpmath.matrix(K.tolist()) * (mpmath.mpf(h.numerator) / h.denominator))
         return [[E[i, j] for j in range(K.shape[1])] for i in range(K.shape[0])]
@@ -243,9 +323,7 @@ def test_variational_box_contains_the_flow_of_a_constant_jacobian(seed):
     out = variational_many(FB(K[None]), h, "v")[0]
     E = _expm(K, h)
     hK = float(h) * np.abs(K).sum(axis=1).max()
-    for i in range(3):
-        for j in range(3):
-            assert out.lo()[i, j] <= E[i][j] <= out.hi()[i, j]
+    assert _inside_all(out, E)
     assert out.r.max() <= 2 * hK ** 2
 
 
@@ -255,11 +333,18 @@ def test_variational_box_contains_every_flow_of_an_interval_jacobian():
     h = F(1, 8)
     out = variational_many(FB(K[None], np.full((1, 2, 2), 0.125)), h, "v")[0]
     for s in (-1, 0, 1):
-        E = _expm(K + s * 0.125 * np.array([[1, -1], [-1, 1]]), h)
-        for i in range(2):
-            for j in range(2):
-                assert out.lo()[i, j] <= E[i][j] <= out.hi()[i, j]
+        assert _inside_all(out, _expm(K + s * 0.125 * np.array([[1, -1], [-1, 1]]), h))
     assert out.r.max() < 0.1
+
+
+@pytest.mark.parametrize("k", [4.0, -4.0])
+def test_variational_box_of_a_scalar_flow_with_hk_one_half(k):
+    """ẏ = k·y over h = 1/8 (hk = ±1/2): the box contains e^{hk} (its fixed point J must
+    hold every e^{sk}, s ∈ [0, h], which a wrong iteration misses)."""
+    out = variational_many(FB(np.array([[[k]]])), F(1, 8), "v")[0]
+    e = mpmath.exp(mpmath.mpf(k) / 8)
+    assert out.lo()[0, 0] <= e <= out.hi()[0, 0]
+    assert out.r[0, 0] <= 0.5
 
 
 def test_a_box_that_passes_is_not_widened_by_the_others():
@@ -268,9 +353,14 @@ def test_a_box_that_passes_is_not_widened_by_the_others():
     alone = variational_many(FB(easy[None]), h, "v")[0]
     both = variational_many(FB(np.stack([easy, hard])), h, "v")
     assert both[0].m.tolist() == alone.m.tolist() and both[0].r.tolist() == alone.r.tolist()
-    E = _expm(hard, h)
-    assert all(both[1].lo()[i, j] <= E[i][j] <= both[1].hi()[i, j]
-               for i in range(2) for j in range(2))
+    assert _inside_all(both[1], _expm(hard, h))
+
+
+def test_variational_batch_of_more_boxes_than_coordinates():
+    Ks = np.stack([np.array([[0.5, 0.0], [0.0, -0.5]]) * (j + 1) for j in range(3)])
+    out = variational_many(FB(Ks), F(1, 8), "v")
+    for j in range(3):
+        assert _inside_all(out[j], _expm(Ks[j], F(1, 8)))
 
 
 def test_no_fixed_point_box_is_refused():
@@ -322,15 +412,20 @@ def test_variational_of_the_field_contains_the_flows_jacobian():
     tube = FB(np.array([[-0.25], [0.25]]), np.full((2, 1), 1 / 16))
     out = _variational(field, tube, t0, h, "v")
     _, Phi = _flow_and_jacobian([F(-1, 4), F(1, 4)], t0, h)
-    for i in range(2):
-        for j in range(2):
-            assert out.lo()[i, j] <= Phi[i][j] <= out.hi()[i, j]
+    assert _inside_all(out, Phi)
     assert out.r.max() < 0.01
     # the same box as the batch form on the Jacobian over the tube and [t0, t0 + h]
-    from certified.checker.fballs import finterval
     K = field.jacobian(tube, field.score_factor(finterval([(t0, t0 + h)]).reshape(())))
     same = variational_many(K[None], h, "v")[0]
     assert out.m.tolist() == same.m.tolist() and out.r.tolist() == same.r.tolist()
+
+
+def test_variational_failure_names_its_place():
+    field = Field(F(1), [[F(1)]], 2, "z")
+    tube = FB(np.array([[-0.25], [0.25]]), np.full((2, 1), 1 / 16))
+    with pytest.raises(CheckFailure) as exc:
+        _variational(field, tube, F(0), F(1), "step.v", K=FB(20.0 * np.eye(2)))
+    assert str(exc.value).startswith("step.v: Expected a variational enclosure")
 
 
 # -- the update and its containment test (Lemma C4) ----------------------------------------------
@@ -371,6 +466,20 @@ def _update_case(scale_r: F, tail: bool = False, f: F = F(1, 1024)):
                 tail=tail_vals if tail else None), exact
 
 
+def _accepts_widened(case: dict, exact: list) -> tuple[list, list]:
+    """Run the update against the exact image widened by 10⁻⁹ of its width at each end:
+    accepted, and the checker's own r₁ contains the image and exceeds it by at most 10⁻¹⁰
+    of its width. Returns (the stored intervals, the pads)."""
+    pad = [(b - a) * F(1, 10 ** 9) for a, b in exact]
+    wide = [(a - p, b + p) for (a, b), p in zip(exact, pad)]
+    mine = _run_update(case, wide)
+    for i, (a, b) in enumerate(exact):
+        assert mine.r[i].lo_q() <= a and b <= mine.r[i].hi_q()
+        assert (a - mine.r[i].lo_q()) + (mine.r[i].hi_q() - b) <= (b - a) * F(1, 10 ** 10)
+    assert [(x.m, x.r) for x in mine.c] == [(const(x).m, const(x).r) for x in case["c1"]]
+    return wide, pad
+
+
 def _run_update(case: dict, stored_r: list):
     S = LohnerSet(np.array([Ball(0, 0)] * 2, dtype=object),
                   np.array([[const(x) for x in row] for row in case["A"]], dtype=object),
@@ -398,13 +507,7 @@ def test_update_accepts_a_stored_set_just_containing_the_image_and_refuses_one_j
     and the message shows an enclosure of r₁' and the stored interval."""
     with scaled(256):
         case, exact = _update_case(scale_r, tail)
-        pad = [(b - a) * F(1, 10 ** 9) for a, b in exact]
-        wide = [(a - p, b + p) for (a, b), p in zip(exact, pad)]
-        mine = _run_update(case, wide)
-        for i, (a, b) in enumerate(exact):
-            assert mine.r[i].lo_q() <= a and b <= mine.r[i].hi_q()
-            assert (a - mine.r[i].lo_q()) + (mine.r[i].hi_q() - b) <= (b - a) * F(1, 10 ** 10)
-        assert [(x.m, x.r) for x in mine.c] == [(const(x).m, const(x).r) for x in case["c1"]]
+        wide, pad = _accepts_widened(case, exact)
         for i in range(2):
             for end in (0, 1):
                 narrow = list(wide)
@@ -428,111 +531,9 @@ def test_update_below_binary64s_range_is_carried_scaled():
     10⁻⁹ of its width wider, and one 10⁻⁹ narrower is refused."""
     with scaled(1400):
         case, exact = _update_case(F(1, 2 ** 1100), f=F(1, 2 ** 1090))
-        pad = [(b - a) * F(1, 10 ** 9) for a, b in exact]
-        mine = _run_update(case, [(a - p, b + p) for (a, b), p in zip(exact, pad)])
-        for i, (a, b) in enumerate(exact):
-            assert mine.r[i].lo_q() <= a and b <= mine.r[i].hi_q()
-            assert (a - mine.r[i].lo_q()) + (mine.r[i].hi_q() - b) <= (b - a) * F(1, 10 ** 10)
+        wide, pad = _accepts_widened(case, exact)
         with pytest.raises(CheckFailure):
-            _run_update(case, [(exact[0][0] + pad[0], exact[0][1] + pad[0]),
-                               (exact[1][0] - pad[1], exact[1][1] + pad[1])])
-
-
-def test_linear_image_and_box_contain_every_point_of_the_set():
-    """{M(c + A·ρ)} for ρ at the corners of an asymmetric r lies in linear_image(M), and
-    c + A·ρ in box(); both are the exact ranges to 10⁻¹³ (the radii of a product are
-    carried in binary64, rounded up: Lemma C1)."""
-    c = [F(1, 3), F(-2, 7)]
-    A = [[F(1), F(1, 2)], [F(-1, 4), F(2)]]
-    r = [(F(-1, 8), F(1, 2)), (F(1, 16), F(3, 4))]
-    M = [[F(2), F(-1)], [F(1, 3), F(5)]]
-    with scaled(256):
-        S = LohnerSet(np.array([const(x) for x in c], dtype=object),
-                      np.array([[const(x) for x in row] for row in A], dtype=object),
-                      np.array([interval(a, b) for a, b in r], dtype=object))
-        img = S.linear_image(np.array([[const(x) for x in row] for row in M], dtype=object))
-        box = S.box()
-        corners = [(x, y) for x in r[0] for y in r[1]]
-        pts = [[c[i] + A[i][0] * x + A[i][1] * y for i in range(2)] for x, y in corners]
-        ims = [[M[i][0] * p[0] + M[i][1] * p[1] for i in range(2)] for p in pts]
-        for got, vals in ((box, pts), (img, ims)):
-            for i in range(2):
-                lo, hi = min(v[i] for v in vals), max(v[i] for v in vals)
-                assert got[i].lo_q() <= lo and hi <= got[i].hi_q()
-                assert (lo - got[i].lo_q()) + (got[i].hi_q() - hi) <= F(1, 10 ** 13)
-
-
-def test_variational_failure_names_its_place():
-    field = Field(F(1), [[F(1)]], 2, "z")
-    tube = FB(np.array([[-0.25], [0.25]]), np.full((2, 1), 1 / 16))
-    with pytest.raises(CheckFailure) as exc:
-        _variational(field, tube, F(0), F(1), "step.v", K=FB(20.0 * np.eye(2)))
-    assert str(exc.value).startswith("step.v: Expected a variational enclosure")
-
-
-def test_initial_set_keeps_each_tokens_own_radius():
-    """c ± r contains each exact token (no product slack: c and r themselves), when the
-    token is not a number of the scale (1/3 has a radius of one unit)."""
-    X0 = [[F(1, 3)], [F(-2, 7)]]
-    with scaled(256):
-        S = initial_set(X0)
-        for i, x in enumerate(x for row in X0 for x in row):
-            c, r = S.c[i], S.r[i]
-            assert c.r == 0 and r.m == 0 and r.r >= 1
-            assert F(c.m - r.r, 2 ** 256) <= x <= F(c.m + r.r, 2 ** 256)
-
-
-def test_stored_basis_balls_contain_the_exact_entries_by_their_own_radius():
-    """The binary64 ball (m, r) of each stored A entry contains it: |A − m| ≤ r exactly
-    (not only after lo()/hi() step one float outward)."""
-    A = [[F(1, 3), F(2, 7)], [F(-5, 11), F(10 ** 20 + 1)]]
-    with scaled(256):
-        Af = parse_set(_stored([F(0), F(0)], A, [(F(0), F(0))] * 2), 2, "s").binary64_A()
-    for i in range(2):
-        for j in range(2):
-            assert abs(A[i][j] - _q(Af.m[i, j])) <= _q(Af.r[i, j])
-
-
-def test_exponent_of_a_ball_off_zero():
-    """[1/4, 3/4]: the scale puts its largest point 3/4 at [1/2, 1], not its midpoint."""
-    with scaled(256):
-        r = np.array([interval(F(1, 4), F(3, 4)), interval(F(-1, 16), F(0))], dtype=object)
-        e = _exponent(r)
-    assert F(1, 2) <= F(3, 4) * F(2) ** e <= 1
-
-
-@pytest.mark.parametrize("m, rad", [(F(1, 2), F(1, 5)), (F(1), F(2, 5)), (F(-3), F(1))])
-def test_inverse_neumann_bound_holds_where_it_is_attained(m, rad):
-    """1 × 1 balls m ± rad with ‖I − RA‖ = rad/|m| far from 0: the bound
-    ε‖R‖/(1 − ε) is attained at the end m ∓ rad nearer 0, so a smaller bound misses it."""
-    A = FB(np.array([[float(m)]]), np.array([[float(rad)]]))
-    inv = _inverse_fb(A, "b")
-    mf, rf = _q(A.m[0, 0]), _q(A.r[0, 0])
-    for end in (mf - rf, mf + rf):
-        assert _q(inv.lo()[0, 0]) <= 1 / end <= _q(inv.hi()[0, 0])
-    # and not much more: within 10⁻¹² of the exact range's width
-    lo, hi = sorted((1 / (mf - rf), 1 / (mf + rf)))
-    assert _q(inv.hi()[0, 0]) - _q(inv.lo()[0, 0]) <= (hi - lo) * (1 + F(1, 10 ** 12)) + \
-        2 * abs(1 / mf - (lo + hi) / 2)
-
-
-@pytest.mark.parametrize("k", [4.0, -4.0])
-def test_variational_box_of_a_scalar_flow_with_hk_one_half(k):
-    """ẏ = k·y over h = 1/8 (hk = ±1/2): the box contains e^{hk} (its fixed point J must
-    hold every e^{sk}, s ∈ [0, h], which a wrong iteration misses)."""
-    out = variational_many(FB(np.array([[[k]]])), F(1, 8), "v")[0]
-    e = mpmath.exp(mpmath.mpf(k) / 8)
-    assert out.lo()[0, 0] <= e <= out.hi()[0, 0]
-    assert out.r[0, 0] <= 0.5
-
-
-def test_variational_batch_of_more_boxes_than_coordinates():
-    Ks = np.stack([np.array([[0.5, 0.0], [0.0, -0.5]]) * (j + 1) for j in range(3)])
-    out = variational_many(FB(Ks), F(1, 8), "v")
-    for j in range(3):
-        E = _expm(Ks[j], F(1, 8))
-        assert all(out[j].lo()[a, b] <= E[a][b] <= out[j].hi()[a, b]
-                   for a in range(2) for b in range(2))
+            _run_update(case, [(exact[0][0] + pad[0], exact[0][1] + pad[0]), wide[1]])
 
 
 def test_a_non_finite_update_is_refused_in_words():

@@ -1,17 +1,24 @@
 """The replay's own rules, each refusal word for word, on hand-made records of one or two
 tokens (milliseconds each): the time chain of the steps, checked before any step; a
 Picard step's h < ρ, its a-priori box and velocity counts and exact entries; the Picard
-test's failure after its retries; and a step's failure reported at its index."""
+test's failure after its retries; a step's failure reported at its index; the check at T.
+Then a Picard step against mpmath's flow (seconds each): its narrowed tube, its final
+set, and its a-priori box and coarse tube, read where the step uses them."""
 
 from __future__ import annotations
 
 from fractions import Fraction as F
 
+import mpmath
+import numpy as np
 import pytest
 
-from certified.checker.balls import BallError, scaled
+import certified.checker.replay as R
+from certified.checker.balls import BallError, const, interval, scaled
 from certified.checker.dynamics import Field
 from certified.checker.errors import CheckFailure
+from certified.checker.fballs import FB, FC
+from certified.checker.lohner import LohnerSet, _identity
 from certified.checker.replay import PICARD_TRIES, _run, check_step, initial_set, replay_steps
 
 FIELD = Field(F(1), [[F(1)]], 2, "z")  # two tokens in d = 1, V = B = 1
@@ -128,10 +135,8 @@ def test_a_velocity_has_one_exact_number_per_coordinate(velocity, message):
 class _Expanding(Field):
     """A field F(y) = 8y on complex boxes: the Picard image D·F(W) is ≈ 8ρ√2 ≈ 2.8 times
     the box W, while a retry grows W by 1.25, so no retry ever contains its image."""
-
     def velocity(self, Z, c, D=None):
-        from certified.checker.fballs import FB, FC
-
+    
         return Z * FC(FB(8.0), FB(0.0))
 
 
@@ -147,8 +152,6 @@ def test_a_picard_box_that_never_contains_its_image_is_refused_after_the_retries
 
 
 def test_a_ball_error_in_a_step_is_reported_at_its_record(monkeypatch):
-    import certified.checker.replay as R
-
     def broken(*args, **kwargs):
         raise BallError("a sum of exponentials met 0")
     monkeypatch.setattr(R, "check_step", broken)
@@ -159,14 +162,9 @@ def test_a_ball_error_in_a_step_is_reported_at_its_record(monkeypatch):
 
 
 def test_grow_keeps_the_centre_and_widens_every_radius():
-    import numpy as np
-
-    from certified.checker.fballs import FB, FC
-    from certified.checker.replay import _grow
-
     W = FC(FB(np.array([0.5, -1.0]), np.array([0.0, 0.25])),
            FB(np.array([0.0, 2.0]), np.array([1.0, 0.0])))
-    G = _grow(W)
+    G = R._grow(W)
     assert list(G.re.m) == [0.5, -1.0] and list(G.im.m) == [0.0, 2.0]
     for old, new in ((W.re.r, G.re.r), (W.im.r, G.im.r)):
         assert all(b >= 1.25 * a + 2.0 ** -200 for a, b in zip(old, new))
@@ -176,8 +174,6 @@ def test_grow_keeps_the_centre_and_widens_every_radius():
 def test_a_picard_hint_too_small_is_grown_until_it_holds(monkeypatch):
     """Tokens ∓1/4, ρ = 1/16, h = 1/32 and the hint W = {0}: the Picard test fails on the
     hint and holds after a few grown boxes; the step is then checked as usual."""
-    import certified.checker.replay as R
-
     grown: list = []
     grow = R._grow
     monkeypatch.setattr(R, "_grow", lambda W: (grown.append(W), grow(W))[1])
@@ -197,8 +193,6 @@ def test_a_picard_hint_too_small_is_grown_until_it_holds(monkeypatch):
 
 def _field_c(z: list, t):
     """F(z, t) for two tokens in d = 1, V = B = 1, in z, at complex z and t (mpmath)."""
-    import mpmath
-
     c = mpmath.exp(2 * t)
     out = []
     for i in range(2):
@@ -211,8 +205,6 @@ def _true_solution(y0: list, t0, taus: list) -> list:
     """Two tokens in d = 1, V = B = 1, in z = e^{−t}x: ż_i = Σ_j P_ij z_j − z_i with
     P_ij ∝ exp(e^{2t} z_i z_j); mpmath's Taylor integrator at 25 digits (an oracle
     independent of the checker's arithmetic)."""
-    import mpmath
-
     with mpmath.workdps(25):
         sol = mpmath.odefun(lambda t, z: _field_c(z, t), mpmath.mpf(t0.numerator) / t0.denominator,
                             [mpmath.mpf(y.numerator) / y.denominator for y in y0])
@@ -227,12 +219,6 @@ def test_the_tight_tube_contains_every_solution_from_the_set_and_is_narrower(h):
     and is much narrower than the coarse tube [−1, 1] it was given (Lh < 1/2: the
     narrowing applies). With h = 1/16 (the Jacobian over [−1, 1] makes Lh ≥ 1/2) the
     coarse tube comes back unchanged."""
-    import numpy as np
-
-    from certified.checker.balls import interval
-    from certified.checker.fballs import FB
-    from certified.checker.replay import _tight_tube
-
     t0, dev = F(1, 4), F(1, 64)
     coarse = FB(np.zeros(2), np.ones(2))  # [−1, 1]: every token stays inside (convexity)
     rem = FB(np.zeros(2), np.full(2, 1e-12))  # ≥ the order-24 remainder (≈ 1e-47 here)
@@ -240,8 +226,8 @@ def test_the_tight_tube_contains_every_solution_from_the_set_and_is_narrower(h):
         c = np.array([[interval(F(-1, 4), F(-1, 4))], [interval(F(1, 4), F(1, 4))]],
                      dtype=object)
         jets = FIELD.jets(c, t0, 24)
-        tube = _tight_tube(FIELD, coarse, jets, rem, float(dev), t0, h)
-        same = _tight_tube(FIELD, coarse, jets, rem, float(dev), t0, F(1, 16))
+        tube = R._tight_tube(FIELD, coarse, jets, rem, float(dev), t0, h)
+        same = R._tight_tube(FIELD, coarse, jets, rem, float(dev), t0, F(1, 16))
     lo, hi = tube.lo(), tube.hi()
     assert all(hi - lo < 0.07)  # 2·dev/(1 − Lh) and the motion, not the coarse width 2
     taus = [h * k / 4 for k in range(5)]
@@ -255,23 +241,23 @@ def test_the_tight_tube_contains_every_solution_from_the_set_and_is_narrower(h):
 
 # -- a whole Picard step (Lemmas C3, C4) against the true flow ------------------------------
 
+def _start_set(c0: list, lo: F, hi: F) -> LohnerSet:
+    """The set c0 + [lo, hi]² with A = I (inside ``scaled``)."""
+    return LohnerSet(np.array([const(x) for x in c0], dtype=object), _identity(2),
+                     np.array([interval(lo, hi)] * 2, dtype=object), FB(np.eye(2)))
+
+
 def _picard_case(delta: F, velocity: bool, order: int = 24, lo_delta: F | None = None):
-    """The set ∓1/4 ± delta at t0 = 1/4 (A = I), one step of h = 1/32: the checker's own
-    set at t0 + h for a stored set it must accept (very wide), the true images of the set's
-    corners (mpmath), and a runner for any stored set."""
-    import numpy as np
-
-    from certified.checker.balls import const, interval
-    from certified.checker.fballs import FB
-    from certified.checker.lohner import LohnerSet, _identity
-
+    """The set (−1/4, 1/4) + [−lo_delta, delta]² at t0 = 1/4 (lo_delta = delta unless
+    given), one step of h = 1/64 and ρ = 1/16: a runner that checks the step against a
+    stored set and returns the checker's own set, and the true images of the set's
+    corners at t0 + h (mpmath)."""
     t0, h = F(1, 4), F(1, 64)
     c0 = [F(-1, 4), F(1, 4)]
 
     def run(stored: dict):
         with scaled(256):
-            S = LohnerSet(np.array([const(x) for x in c0], dtype=object), _identity(2),
-                          np.array([interval(-lo, delta)] * 2, dtype=object), FB(np.eye(2)))
+            S = _start_set(c0, -lo, delta)
             if velocity:  # W around the affine path c + τa, a ≈ F(c, t0) (Lemma I6)
                 vel, W = ["9/40", "-9/40"], [["-1/64", "1/64", "-1/64", "1/64"]] * 2
             else:  # the plain box: it holds the tokens themselves
@@ -290,8 +276,6 @@ def _stored_box(lo: list, hi: list) -> dict:
 
 
 def _hull(images: list) -> tuple[list, list]:
-    import mpmath
-
     lo = [min(y[i] for y in images) for i in range(2)]
     hi = [max(y[i] for y in images) for i in range(2)]
     with mpmath.workdps(25):  # outward to 10⁻²⁴: far below every width used here
@@ -340,8 +324,6 @@ def test_a_picard_step_encloses_the_true_images_tightly_and_refuses_a_set_missin
 
 def _corners(b) -> list:
     """The four corners of a binary64 complex rectangle (its ball ends, exact floats)."""
-    import mpmath
-
     return [mpmath.mpc(x, y) for x in (b.re.lo(), b.re.hi()) for y in (b.im.lo(), b.im.hi())]
 
 
@@ -356,14 +338,6 @@ def test_a_picard_steps_box_and_tube_hold_the_true_solutions(velocity, h, monkey
       y − c + σ(F(ζ, t0 + σ) − a) lies in W (the inclusion Lemma C3 verifies);
     * the spread ``dev`` handed to the narrowed tube is ≥ ‖y − c‖∞ over the set;
     * the coarse tube holds mpmath's solutions from the set's corners over [t0, t0 + h]."""
-    import mpmath
-    import numpy as np
-
-    import certified.checker.replay as R
-    from certified.checker.balls import const, interval
-    from certified.checker.fballs import FB, FC
-    from certified.checker.lohner import LohnerSet, _identity
-
     t0, rho, delta = F(1, 4), F(1, 16), F(1, 64)
     c0 = [F(-1, 4), F(1, 2)]
     complex_args, seen = [], {}
@@ -390,9 +364,7 @@ def test_a_picard_steps_box_and_tube_hold_the_true_solutions(velocity, h, monkey
         vel, W = None, [["-5/16", "-3/16", "-1/32", "1/32"], ["7/16", "9/16", "-1/32", "1/32"]]
     stored = {"c": ["0", "0"], "A": [["1", "0"], ["0", "1"]], "r": [["-2", "2"]] * 2}
     with scaled(256):
-        S = LohnerSet(np.array([const(x) for x in c0], dtype=object), _identity(2),
-                      np.array([interval(F(0), delta)] * 2, dtype=object), FB(np.eye(2)))
-        check_step(FIELD, S, t0, h, 4, rho, W, stored, "step", vel)
+        check_step(FIELD, _start_set(c0, F(0), delta), t0, h, 4, rho, W, stored, "step", vel)
     # the set's corners and the spread
     starts = [[c0[0] + s0, c0[1] + s1] for s0 in (0, delta) for s1 in (0, delta)]
     assert seen["dev"] >= float(delta)
