@@ -23,7 +23,7 @@ from .claims import THEOREMS, check_timescale, nothing_claimed
 from .limits import own_bits
 from .errors import CheckFailure
 from .lemmas import (T4_KEYS, RATE_STATEMENT_DISCRETE, _q, check_leader_follower,
-                     check_stored_boxes, check_t4_verdict, closed)
+                     check_stored_boxes, check_t4_verdict, closed, stored_contains)
 from .paranormal import (T8_KEYS, T8_TITLE, check_paranormal, check_paranormal_boxes,
                          check_paranormal_verdict)
 from .divergence import T11_KEYS, T11_TITLE, check_t11, check_t11_verdict
@@ -244,7 +244,7 @@ def _iterate_until_fine(ctx: Any, dt: Fraction, K: int, layers: int, compare) ->
                     X = layer_map(X, ctx.V, ctx.B, dt)
             return
         except (CheckFailure, BallError, OverflowError) as exc:
-            if attempt == len(ladder) - 1 or getattr(exc, "final", False):
+            if attempt == len(ladder) - 1 or (isinstance(exc, CheckFailure) and exc.final):
                 if isinstance(exc, OverflowError):
                     raise BallError(f"the layer map's enclosure at {bits} bits: {exc}") \
                         from None
@@ -302,15 +302,8 @@ def _check_x_boxes(boxes: list, X: np.ndarray) -> None:
     own enclosure X (n, d) of the layer map's iterate (Lemma C21)."""
     for i, row in enumerate(boxes):
         for c, (lo, hi) in enumerate(row):
-            b = X[i, c]
-            if not (lo <= b.lo_q() and b.hi_q() <= hi):
-                exc = CheckFailure(f"tail_lemma.boxes_at_T[{i}][{c}]",
-                                   f"an interval containing the iterated {b!r}",
-                                   f"[{lo}, {hi}]")
-                # Disjoint from an enclosure of the true iterate: the box misses it, and
-                # no finer scale can change that (every scale's enclosure contains it).
-                exc.final = hi < b.lo_q() or b.hi_q() < lo  # type: ignore[attr-defined]
-                raise exc
+            stored_contains(f"tail_lemma.boxes_at_T[{i}][{c}]", lo, hi, X[i, c], "iterated",
+                            f"[{lo}, {hi}]")
 
 
 def _frac(x: Any, where: str) -> Fraction:

@@ -11,9 +11,9 @@ computed here, from series whose every truncation and rounding is bounded:
 * π = 16 atan(1/5) − 4 atan(1/239) (Machin), atan(1/m) = Σ_k (−1)^k/((2k + 1)m^{2k+1}), an
   alternating series of decreasing terms: the error after a term is below the next term;
 * e^x = 2^n e^r with r = x − n ln 2 enclosed from the bounds of ln 2; e^r for 0 ≤ r < 1 as
-  (e^{r/2^8})^{2^8}, the Taylor terms of e^{r/2^8} rounded down (lower bound) or up and the
-  tail bounded (upper bound), then squared eight times with the same directed rounding;
-  e^r for r < 0 as 1/e^{−r}.
+  (e^{r/2^H})^{2^H}, H = :func:`halvings` (G), the Taylor terms of e^{r/2^H} rounded down
+  (lower bound) or up and the tail bounded (upper bound), then squared H times with the
+  same directed rounding; e^r for r < 0 as 1/e^{−r}.
 
 Every bound is a pair of integers at a stated scale: ``lo ≤ value·2^W ≤ hi``.
 """
@@ -21,11 +21,16 @@ Every bound is a pair of integers at a stated scale: ``lo ≤ value·2^W ≤ hi`
 from __future__ import annotations
 
 from functools import lru_cache
+from math import isqrt
 
-__all__ = ["ceil_div", "ceil_shift", "exp_scaled", "ln2_scaled", "pi_scaled"]
+__all__ = ["ceil_div", "ceil_shift", "exp_scaled", "halvings", "ln2_scaled", "pi_scaled"]
 
-#: e^r is evaluated as (e^{r/2^_HALVINGS})^{2^_HALVINGS}: fewer Taylor terms
-_HALVINGS = 8
+
+def halvings(G: int) -> int:
+    """H for e^r = (e^{r/2^H})^{2^H} at G bits: 8, or √G/2 above G = 324. Fewer Taylor
+    terms against more squarings; only the work depends on it (a forged certificate's
+    layer map at 9,600 bits took 16 ms an exp with H = 8, 5 ms with H = 49)."""
+    return max(8, isqrt(G) // 2)
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -46,9 +51,9 @@ def ln2_scaled(W: int) -> tuple[int, int]:
     one = 1 << (W + g)
     lo = hi = 0
     for k in range(1, K + 1):
-        den = k << k
-        lo += one // den
-        hi += ceil_div(one, den)
+        # ⌊⌊a/2^k⌋/k⌋ = ⌊a/(k·2^k)⌋ (and so for ⌈·⌉): a shift and a small divisor
+        lo += (one >> k) // k
+        hi += ceil_div(ceil_shift(one, k), k)
     return lo >> g, ceil_shift(hi + 1, g)
 
 
@@ -79,33 +84,37 @@ def pi_scaled(W: int) -> tuple[int, int]:
     return (16 * a_lo - 4 * b_hi) >> g, ceil_shift(16 * a_hi - 4 * b_lo, g)
 
 
-def _exp_unit(R: int, T: int, G: int, up: bool) -> int:
-    """A bound (below, or above with ``up``) of 2^G·e^r for r = R·2^−T with 0 ≤ r < 1."""
-    s = T + _HALVINGS            # y = r/2^8 = R·2^−s ∈ [0, 2^−8)
+def _exp_unit(R: int, T: int, G: int, up: bool, H: int) -> int:
+    """A bound (below, or above with ``up``) of 2^G·e^r for r = R·2^−T with 0 ≤ r < 1, as
+    (e^y)^{2^H} with y = r/2^H."""
+    s = T + H                    # y = R·2^−s ∈ [0, 2^−H)
     term = 1 << G                # the k-th Taylor term y^k/k!, scaled by 2^G and rounded
     total = term
     k = 0
     while term > (1 if up else 0):
         k += 1
+        # ⌈⌈a/2^s⌉/k⌉ = ⌈a/(k·2^s)⌉ and ⌊⌊a/2^s⌋/k⌋ = ⌊a/(k·2^s)⌋ for integers a ≥ 0,
+        # k ≥ 1: the same term as one division by k·2^s, at the cost of a shift and a
+        # division by a small integer
         if up:
-            term = ceil_div(term * R, k << s)
+            term = ceil_div(ceil_shift(term * R, s), k)
         else:
-            term = (term * R) // (k << s)
+            term = ((term * R) >> s) // k
         total += term
     if up:
-        # the terms after the last one included are below it times 2^−8/(1 − 2^−8) ≤ 1
+        # the terms after the last one included are below it times 2^−H/(1 − 2^−H) ≤ 1
         total += 1
-    for _ in range(_HALVINGS):   # e^{2y} = (e^y)², rounded in the same direction
+    for _ in range(H):           # e^{2y} = (e^y)², rounded in the same direction
         total = ceil_shift(total * total, G) if up else (total * total) >> G
     return total
 
 
-def _exp_reduced(R: int, T: int, G: int, up: bool) -> int:
+def _exp_reduced(R: int, T: int, G: int, up: bool, H: int) -> int:
     """A bound of 2^G·e^r, r = R·2^−T with |r| < 1."""
     if R >= 0:
-        return _exp_unit(R, T, G, up)
+        return _exp_unit(R, T, G, up, H)
     # e^r = 1/e^{−r}, and 1/y is decreasing: the lower bound from the upper one
-    inv = _exp_unit(-R, T, G, not up)
+    inv = _exp_unit(-R, T, G, not up, H)
     return ceil_div(1 << (2 * G), inv) if up else (1 << (2 * G)) // inv
 
 
@@ -121,10 +130,12 @@ def exp_scaled(a: int, s: int, G: int) -> tuple[int, int, int]:
         # |x| < 2^−(G+4): 1 + x ≤ e^x ≤ 1 + x + x², and x²·2^G < 1 (s − G > 4 here)
         return (1 << G) + (a >> (s - G)), (1 << G) + ceil_shift(a, s - G) + 1, 0
     # n ≈ x/ln 2 from ln 2 to W1 bits, W1 above the bits of x: |x/ln 2 − n| < 1, |r| < 1
-    W1 = max(64, a.bit_length() - s + 16)
+    # (W1 and W2 are rounded up to multiples of 64: more bits only tighten, and the cached
+    # constants are reused across arguments)
+    W1 = _round64(max(64, a.bit_length() - s + 16))
     L0 = ln2_scaled(W1)[0]
     n = ((a << W1) + ((L0 << s) >> 1)) // (L0 << s)
-    W2 = G + 16 + abs(n).bit_length()                  # |n|·2^−W2 ≤ 2^−(G+16)
+    W2 = _round64(G + 16 + abs(n).bit_length())        # |n|·2^−W2 ≤ 2^−(G+16)
     l_lo, l_hi = ln2_scaled(W2)
     T = max(s, W2)
     X = a << (T - s)                                   # x·2^T
@@ -132,7 +143,12 @@ def exp_scaled(a: int, s: int, G: int) -> tuple[int, int, int]:
     # the sign of n
     r_a, r_b = X - (n * l_hi << (T - W2)), X - (n * l_lo << (T - W2))
     r_lo, r_hi = min(r_a, r_b), max(r_a, r_b)
-    Gw = G + 24                                        # working bits: roundings and 8 squarings
-    lo = _exp_reduced(r_lo, T, Gw, up=False)
-    hi = _exp_reduced(r_hi, T, Gw, up=True)
-    return lo >> 24, ceil_shift(hi, 24), n
+    H = halvings(G)
+    g = H + 16                                         # guard bits: roundings and H squarings
+    lo = _exp_reduced(r_lo, T, G + g, up=False, H=H)
+    hi = _exp_reduced(r_hi, T, G + g, up=True, H=H)
+    return lo >> g, ceil_shift(hi, g), n
+
+
+def _round64(W: int) -> int:
+    return -(-W // 64) * 64

@@ -8,10 +8,13 @@ __all__ = ["CheckFailure", "Malformed", "NotAnAudit"]
 
 
 class CheckFailure(CertifiedError):
-    """A check failed: the certificate is invalid (exit status 1)."""
+    """A check failed: the certificate is invalid (exit status 1).
 
-    def __init__(self, where: str, expected: str, got: str) -> None:
-        self.where, self.expected, self.got = where, expected, got
+    ``final`` says that no finer arithmetic can change the outcome (a stored box disjoint
+    from the checker's enclosure of the true value): a retry at more bits is skipped."""
+
+    def __init__(self, where: str, expected: str, got: str, final: bool = False) -> None:
+        self.where, self.expected, self.got, self.final = where, expected, got, final
         super().__init__(f"{where}: Expected {expected}. Got {got}.")
 
 

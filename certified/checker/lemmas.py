@@ -321,9 +321,21 @@ def check_stored_boxes(lf: dict, own: Any, own_diffs: dict[int, Any], how: str) 
     pairs += [(f"differences_at_T[{j}][{c}]", diffs[j][c], own_diffs[j][c])
               for j in sorted(diffs) for c in range(d)]
     for where, (lo, hi), ball in pairs:
-        if not (lo <= ball.lo_q() and ball.hi_q() <= hi):
-            raise CheckFailure(f"tail_lemma.{where}", f"an interval containing the {how} "
-                               f"{ball!r}", f"[{float(lo)!r}, {float(hi)!r}]")
+        stored_contains(f"tail_lemma.{where}", lo, hi, ball, how,
+                        f"[{float(lo)!r}, {float(hi)!r}]")
+
+
+def stored_contains(where: str, lo: Fraction, hi: Fraction, ball: Ball, how: str,
+                    got: str) -> None:
+    """The stored interval [lo, hi] contains the checker's own enclosure ``ball`` (named
+    ``how``: "replayed", "iterated"), or CheckFailure showing the interval as ``got``.
+
+    The failure is ``final`` when the two are disjoint: the enclosure contains the true
+    value, so the stored interval misses it, and a finer enclosure (a retry at more
+    bits, which contains the true value too) cannot change that."""
+    if not (lo <= ball.lo_q() and ball.hi_q() <= hi):
+        raise CheckFailure(where, f"an interval containing the {how} {ball!r}", got,
+                           final=hi < ball.lo_q() or ball.hi_q() < lo)
 
 
 def _contains(outer: list, inner: Iv, where: str, why: str = "recomputed") -> None:

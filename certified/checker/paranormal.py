@@ -33,6 +33,7 @@ from .lemmas import (
     check_leader_follower,
     check_stored_boxes,
     check_t4_verdict,
+    stored_contains,
 )
 from .projected import _inverse
 from .replay import LohnerSet
@@ -371,11 +372,8 @@ def check_paranormal_boxes(pb: dict, X: np.ndarray, scale: Ball) -> None:
     for i in range(n):
         for c in range(d - k):
             lo, hi = pb["g_boxes"][i][c]
-            own = U[i, k + c]
-            if not (lo <= own.lo_q() and own.hi_q() <= hi):
-                raise CheckFailure(f"tail_lemma.G_boxes_at_T[{i}][{c}]",
-                                   f"an interval containing the iterated {own!r}",
-                                   f"[{float(lo)!r}, {float(hi)!r}]")
+            stored_contains(f"tail_lemma.G_boxes_at_T[{i}][{c}]", lo, hi, U[i, k + c],
+                            "iterated", f"[{float(lo)!r}, {float(hi)!r}]")
 
 
 def check_paranormal_verdict(cert: dict, pb: dict, X0: Mat,

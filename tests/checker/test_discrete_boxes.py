@@ -81,6 +81,71 @@ def test_layer_boxes_name_the_iterated_enclosure():
     assert "an interval containing the iterated " in str(exc.value)
 
 
+@pytest.mark.parametrize("where, box, diff, final", [
+    ("differences_at_T[1][0]", (F(1, 2), F(3, 4)), (F(3, 5), F(1)), True),
+    ("boxes_at_T[1][0]", (F(1, 4), F(5, 8)), (F(1, 4), F(1, 2)), False)])
+def test_layer_and_difference_boxes_are_final_only_when_disjoint(where, box, diff, final):
+    """The rule of ``_check_x_boxes`` holds for every stored comparison (one helper,
+    ``lemmas.stored_contains``): T10's boxes and differences at the layer (the factor is
+    1/4: z_0 = 1/4, z_1 ∈ [1/2, 3/4], z_1 − z_0 ∈ [1/4, 1/2]). A difference box [3/5, 1]
+    is disjoint from it (final); a box [1/4, 5/8] cuts z_1's (not final)."""
+    X = np.empty((2, 1), dtype=object)
+    X[0, 0], X[1, 0] = interval(F(1), F(1)), interval(F(2), F(3))
+    lf = {"leader": [0, 0], "boxes": [[(F(1, 4), F(1, 4))], [box]], "diffs": {1: [diff]}}
+    with pytest.raises(CheckFailure) as exc:
+        check_boxes_at_layer(lf, X, F(1), F(1), 2)
+    assert exc.value.where == f"tail_lemma.{where}"
+    assert exc.value.final is final
+
+
+def test_paranormal_f_and_g_boxes_are_final_only_when_disjoint():
+    """Lemma T8's stored F boxes and G boxes (``check_paranormal_boxes``) follow the same
+    rule: a G box disjoint from the iterate is final, one that only cuts it is not."""
+    from certified.checker.balls import const
+    from certified.checker.paranormal import check_paranormal_boxes
+
+    X = np.empty((1, 2), dtype=object)
+    X[0, 0], X[0, 1] = interval(F(1), F(1)), interval(*Q)  # S = I: u = x
+    pb = {"k": 1, "Sinv": [[F(1), F(0)], [F(0), F(1)]], "leader": [0],
+          "boxes": [[(F(1), F(1))]], "diffs": {}, "g_boxes": [[Q]]}
+    check_paranormal_boxes(pb, X, const(1))
+    for g, final in (((F(7, 8), F(1)), True), ((F(1, 2), F(1)), False)):
+        pb["g_boxes"] = [[g]]
+        with pytest.raises(CheckFailure) as exc:
+            check_paranormal_boxes(pb, X, const(1))
+        assert exc.value.where == "tail_lemma.G_boxes_at_T[0][0]"
+        assert exc.value.final is final
+    pb["g_boxes"], pb["boxes"] = [[Q]], [[(F(2), F(3))]]
+    with pytest.raises(CheckFailure) as exc:
+        check_paranormal_boxes(pb, X, const(1))
+    assert exc.value.where == "tail_lemma.boxes_at_T[0][0]" and exc.value.final
+
+
+def test_a_forged_start_under_t8_is_refused_without_climbing_the_ladder(certs, monkeypatch):
+    """X0 edited in a T8 discrete certificate: the stored boxes at K are disjoint from the
+    checker's iterate, so the refusal is final at the first rung that iterates (here the
+    second: the check's own scale overflows the score's exp), never at 2,400 or 9,600
+    bits (it used to climb every rung: 160 s, against 0.5 s for the honest check)."""
+    import certified.checker.discrete as D
+    from certified.checker import check_certificate
+
+    seen = []
+    real = D.iterate_layers
+
+    def spy(*a, **k):
+        seen.append(scale())
+        return real(*a, **k)
+    monkeypatch.setattr(D, "iterate_layers", spy)
+    cert = copy.deepcopy(certs["t8_52_discrete"])
+    cert["instance"]["X0"][0][0] = "3"
+    cert["digest"] = digest(cert)
+    rep = check_certificate(cert)
+    assert not rep.valid and rep.message.startswith("tail_lemma.boxes_at_T[0][0]: Expected an "
+                                                    "interval containing the iterated")
+    ladder = retry_ladder(seen[0], 8)
+    assert seen == ladder[:2], (seen, ladder)
+
+
 class _Ctx:
     """What ``_iterate_until_fine`` reads of the checker's context: one token at rest
     (V = 0), so every rung iterates quickly and ``compare`` decides the outcome."""

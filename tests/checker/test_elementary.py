@@ -4,6 +4,8 @@ and on the case where mpmath's own directed exp is wrong."""
 
 from __future__ import annotations
 
+import math
+
 from fractions import Fraction as F
 
 import mpmath
@@ -173,29 +175,63 @@ def test_atan_of_a_reciprocal(m, S):
         assert hi - lo <= 2 * (S // 2 + 2) + 2
 
 
+@pytest.mark.parametrize("H", [8, 20])
 @pytest.mark.parametrize("up", [False, True])
 @given(st.integers(0, 2 ** 60 - 1), st.sampled_from([8, 24, 100]))
-def test_exp_on_the_unit_interval_and_its_reciprocal(up, R, G):
-    # e^r, 0 ≤ r < 1, in the direction asked; its error is the Taylor sum's (≤ G/8 + 2
-    # units) doubled by each of the 8 squarings: ≤ 2^9·G units (the caller works 24 bits
-    # finer); e^{-r} through the reciprocal, in the same direction
+def test_exp_on_the_unit_interval_and_its_reciprocal(up, H, R, G):
+    # e^r, 0 ≤ r < 1, in the direction asked, as (e^{r/2^H})^{2^H}; its error is the
+    # Taylor sum's (≤ G/H + 2 units) doubled by each of the H squarings: ≤ 2^{H+1}·G units
+    # (the caller works H + 16 bits finer, so that the 2^H-fold growth of one unit stays
+    # small: at G = 8 and H = 20 an upper bound 1 + 2^-8 squared 20 times is far off);
+    # e^{-r} through the reciprocal, in the same direction
+    from hypothesis import assume
+
     from certified.checker.elementary import _exp_reduced, _exp_unit
-    T = 60
+    assume(H == 8 or G > H + 16)
+    T, err = 60, 2 ** (H + 1) * G
     with mpmath.workprec(WIDE):
         r = mpmath.mpf(R) / mpmath.mpf(2) ** T
-        got = _exp_unit(R, T, G, up)
+        got = _exp_unit(R, T, G, up, H)
         v = mpmath.exp(r) * 2 ** G
         assert (got >= v) if up else (got <= v)
-        assert abs(got - v) <= 2 ** 9 * G
-        neg = _exp_reduced(-R, T, G, up)
+        assert abs(got - v) <= err
+        neg = _exp_reduced(-R, T, G, up, H)
         w = mpmath.exp(-r) * 2 ** G
         assert (neg >= w) if up else (neg <= w)
-        assert abs(neg - w) <= 2 ** 9 * G + 2
-        assert _exp_reduced(R, T, G, up) == got
+        assert abs(neg - w) <= err + 2
+        assert _exp_reduced(R, T, G, up, H) == got
         if G == 100 and R > 2 ** 50:
             # at 100 bits the two directions are a few hundred units apart at most, and
             # the reciprocal of the wrong one would cross the value
-            assert abs(_exp_unit(R, T, G, True) - _exp_unit(R, T, G, False)) <= 2 ** 9 * G
+            assert abs(_exp_unit(R, T, G, True, H) - _exp_unit(R, T, G, False, H)) <= err
+
+
+def test_the_terms_are_those_of_one_division():
+    """The Taylor terms ⌈⌈t·R/2^s⌉/k⌉ and ⌊⌊t·R/2^s⌋/k⌋ equal ⌈t·R/(k·2^s)⌉ and
+    ⌊t·R/(k·2^s)⌋ (the identity the shift relies on), checked against Fractions."""
+    import math
+    from fractions import Fraction
+
+    from certified.checker.elementary import ceil_div, ceil_shift
+    for a in (0, 1, 7, 2 ** 61 - 1, 3 ** 90, 10 ** 40 + 17):
+        for s in (0, 1, 13, 64):
+            for k in (1, 2, 3, 7, 255):
+                q = Fraction(a, k << s)
+                assert ceil_div(ceil_shift(a, s), k) == math.ceil(q)
+                assert (a >> s) // k == math.floor(q)
+
+
+@pytest.mark.parametrize("G", [100, 323, 324, 2400, 9600])
+def test_halvings_and_the_width_at_many_bits(G):
+    """H = 8 up to G = 323, then √G/2; at every G the two bounds of e^x, x ≈ 0.35 and
+    x ≈ −5.2, are at most 2 units apart and contain mpmath's value at G + 200 bits."""
+    from certified.checker.elementary import halvings
+    assert halvings(G) == (8 if G < 324 else math.isqrt(G) // 2)
+    for a, s in ((35 * 2 ** 60 // 100 + 12345, 60), (-(52 * 2 ** 60 // 10) - 3, 60)):
+        lo, hi, n = exp_scaled(a, s, G)
+        with mpmath.workprec(G + 200):
+            v = mpmath.exp(mpmath.mpf(a) / mpmath.mpf(2) ** s) * mpmath.mpf(2) ** (G - n)
+            assert lo <= v <= hi and hi - lo <= 2, (G, a)
 
 
 @given(st.integers(2 ** 380, 2 ** 400), st.sampled_from([20, 64]))
