@@ -72,14 +72,15 @@ def cluster():
         client.close()
         yield address, procs
     finally:
-        for p in procs:
+        # workers first: a worker whose scheduler is gone retries the connection for its
+        # death timeout before it exits (the teardown took 30 s in the other order)
+        for p in reversed(procs):
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
+                try:
+                    p.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
 
 
 def test_sweep_survives_a_lost_worker_and_matches_local_processes(cluster, tmp_path):
