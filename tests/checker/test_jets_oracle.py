@@ -6,12 +6,14 @@ recurrences of Lemma I2 (Cauchy products, the exp recurrence E_k = (1/k) Σ m U_
 the quotient recurrence for P); the oracle iterates y ← y(0) + ∫ F(y) on polynomials of
 degree K (after K + 1 rounds every coefficient up to K is exact), takes e^u as
 e^{u_0}·Σ_m (u − u_0)^m/m! and 1/a as (1/a_0)·Σ_m (−(a − a_0)/a_0)^m. It is small (n ≤ 4,
-K ≤ 10), so the whole file runs in about a second: the mutation run of ``dynamics.py``
+K ≤ 14), so the whole file runs in about 8 s: the mutation run of ``dynamics.py``
 selects it first.
 
 Each case checks containment of the oracle in every coefficient ball, and width: every
-radius is at most 2^{−P}·A·G^k, with A and G set a factor of about 4 above what was
-measured, so that a doubled rounding term in one recurrence still shows.
+radius is at most 2^{−P}·A·G^k, with A about twice the measured envelope's, so that a
+doubled rounding term in one recurrence still shows. A start ball's jets must contain
+the jets of its corners (the oracle at five corners), which is what shows a radius term
+dropped where the radii come from the start.
 """
 
 from __future__ import annotations
@@ -207,6 +209,54 @@ def test_point_radii_of_the_start_are_carried():
     assert all(x.r > y.r for c, e in zip(chk[1:], point[1:]) for x, y in zip(c.flat, e.flat))
 
 
+#: sign patterns of the corners of a start ball (n·d ≤ 6 coordinates): the two extremes,
+#: alternating, and two mixed ones
+SIGNS = [[1] * 6, [-1] * 6, [1, -1] * 3, [1, 1, -1, 1, -1, -1], [-1, 1, 1, -1, -1, 1]]
+
+
+@pytest.mark.parametrize("mode", ["float", "exact", "continuation"])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_start_balls_contain_the_jets_of_their_corners(case, mode):
+    """The jets of a start ball of radius ρ = 2^-60 contain the jets of points of the ball
+    (five of its corners), exact orders with either radius arithmetic and the binary64
+    continuation: where the radii come from ρ, a dropped radius term (|c|·rad S in the
+    scores' product with c(t), a term count too small) leaves a corner out, which the
+    oracle at the midpoint alone cannot show."""
+    name, X0, t0, K, B, variable, lam, V, P, _, _ = case
+    n, d = len(X0), len(X0[0])
+    rho = 2 ** (P - 60)  # units: 2^-60
+    K = K + 4 if mode == "continuation" else K
+    h, tol = F(1, 256), 2.0 ** -40
+    with scaled(P):
+        mids = [[const(x).m for x in row] for row in X0]
+        Z0 = np.array([[Ball(m, rho) for m in row] for row in mids], dtype=object)
+        field = _field(B, variable, lam, V, n)
+        if mode == "continuation":
+            jets = field.jets(Z0, t0, K, h, tol)
+            assert jets.tail is not None
+        else:
+            R = FloatRadii() if mode == "float" else ExactRadii()
+            jets = field._jets(Z0, t0, K, R)
+    k1 = len(jets.exact) - 1
+    hq = mpmath.mpf(h.numerator) / h.denominator
+    for signs in SIGNS:
+        corner = [[F(mids[i][a] + signs[i * d + a] * rho, 2 ** P) for a in range(d)]
+                  for i in range(n)]
+        ref = oracle_jets(corner, t0, K, B, variable, lam, V)
+        with mpmath.workprec(ORACLE_BITS + P):
+            for k in range(K + 1):
+                zs = [x for row in ref[k] for x in row]
+                if k <= k1:
+                    for c, z in zip(jets.exact[k].flat, zs):
+                        assert mpmath.mpf(c.lo()) / 2 ** P <= z <= mpmath.mpf(c.hi()) / 2 ** P, \
+                            (name, mode, signs, k)
+                else:
+                    j = k - k1 - 1
+                    for m, r, z in zip(jets.tail.m[j].flat, jets.tail.r[j].flat, zs):
+                        assert abs(mpmath.mpf(float(m)) - z * hq ** k) <= mpmath.mpf(float(r)), \
+                            (name, mode, signs, k)
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_binary64_continuation_contains_the_oracle_and_stays_below_tol(case):
     """With h and tol, the orders after k₁ are binary64 balls of h^k Z_k (Lemma C15):
@@ -265,3 +315,15 @@ def test_field_refuses_an_ambiguous_value_matrix():
                {"lam": None, "V": [[F(1)]], "variable": "z"}):
         with pytest.raises(ValueError, match="either λ, or a matrix V"):
             Field(kw["lam"], B, 1, kw["variable"], V=kw["V"])
+
+
+def test_exact_coefficients_of_a_binary64_tail_are_refused():
+    """Jets with a binary64 tail have no exact coefficients after k₁: ``all_exact``
+    refuses, in words, rather than return a prefix."""
+    name, X0, t0, K, B, variable, lam, V, P, _, _ = CASES[0]
+    with scaled(P):
+        Z0 = np.array([[const(x) for x in row] for row in X0], dtype=object)
+        jets = _field(B, variable, lam, V, len(X0)).jets(Z0, t0, K + 4, F(1, 256), 2.0 ** -60)
+    assert jets.tail is not None
+    with pytest.raises(ValueError, match="^the binary64 tail has no exact coefficients$"):
+        jets.all_exact()
