@@ -313,7 +313,8 @@ def test_field_refuses_an_ambiguous_value_matrix():
     for kw in ({"lam": F(1), "V": [[F(1)]], "variable": "x"},
                {"lam": None, "V": None, "variable": "x"},
                {"lam": None, "V": [[F(1)]], "variable": "z"}):
-        with pytest.raises(ValueError, match="either λ, or a matrix V"):
+        with pytest.raises(ValueError, match="^Field needs either λ, or a matrix V with "
+                                             "variable 'x'$"):
             Field(kw["lam"], B, 1, kw["variable"], V=kw["V"])
 
 
@@ -327,3 +328,15 @@ def test_exact_coefficients_of_a_binary64_tail_are_refused():
     assert jets.tail is not None
     with pytest.raises(ValueError, match="^the binary64 tail has no exact coefficients$"):
         jets.all_exact()
+
+
+def test_the_score_factor_on_boxes_is_e_to_the_2_lambda_t():
+    """c(t) = e^{2λt} in z (Lemma C2's boxes), 1 in x: at λ = 1/2 and t = 1 the ball
+    contains e and is narrow (measured radius 1.7e-14; λ = 1 cannot tell 2λ from 2/λ)."""
+    import math
+
+    from certified.checker.fballs import FB
+
+    c = Field(F(1, 2), [[F(1)]], 1, "z").score_factor(FB(1.0))
+    assert float(c.lo()) <= math.e <= float(c.hi()) and float(c.r) < 1e-13
+    assert float(Field(F(1, 2), [[F(1)]], 1, "x").score_factor(FB(1.0)).m) == 1.0
