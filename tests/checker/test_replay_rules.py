@@ -320,6 +320,30 @@ def test_a_picard_step_encloses_the_true_images_tightly_and_refuses_a_set_missin
                                              "containing the recomputed ")
 
 
+@pytest.mark.parametrize("velocity", [False, True])
+def test_a_low_order_step_of_a_point_holds_the_truncation_error_in_its_remainder(velocity):
+    """Order 3 from a set of width 2⁻⁴⁰: the centre's Taylor polynomial misses the true
+    image by its truncation error, 4.5·10⁻¹⁰ (measured), far above the hull of the
+    images (1.8·10⁻¹²); only the set's remainder M·f, f = q⁴/(1 − q) with q = h/ρ = 1/4
+    (Lemmas C3, C4), brings them in. The checker's set must contain every corner's image
+    (a stored set 2⁻¹⁰ wider than their hull is accepted) and be far wider than the hull.
+    The step's other tests use orders where the remainder is negligible. (A remainder
+    scaled down by a constant, q⁵ for q⁴ or 1/(1 + q), still holds the images: M, the
+    Cauchy bound on the disk, is conservative. The mutation runs list those.)"""
+    run, images = _picard_case(F(1, 2 ** 40), velocity, order=3)
+    lo, hi = _hull(images)
+    pad = F(1, 2 ** 10)
+    stored = _stored_box([a - pad for a in lo], [b + pad for b in hi])
+    with scaled(256):
+        mine = run(stored)
+        c = [F(x) for x in stored["c"]]
+        for i in range(2):
+            a, b = mine.r[i].lo_q() + c[i], mine.r[i].hi_q() + c[i]
+            assert a <= lo[i] and hi[i] <= b, (i, a, b, lo, hi)
+            # the remainder's width dominates: far above the set's 2⁻⁴⁰
+            assert (b - a) > 1000 * (hi[i] - lo[i]), (i, b - a, hi[i] - lo[i])
+
+
 # -- a Picard step's a-priori box and coarse tube, read where the step uses them -----------
 
 def _corners(b) -> list:
