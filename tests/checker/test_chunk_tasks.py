@@ -212,19 +212,13 @@ def test_forked_chunks_are_used_and_not_replayed_again_by_the_parent(cert, refer
     """With local forks, the parent replays chunk 0 only: every other chunk's result
     comes from its fork. A fork submitted with the wrong bounds, or results never taken
     as "ok", would still give the right report (the parent then replays the rest in
-    order), so the parent's own calls of ``_run`` are what shows it: the forks inherit
-    the spy, but their calls stay in their own memory."""
+    order), so the parent's own calls of ``_run`` are what shows it (``_parent_runs``:
+    the forks inherit the spy, but their calls stay in their own memory)."""
     import multiprocessing as mp
 
     if "fork" not in mp.get_all_start_methods():
         pytest.skip("no fork on this platform")
-    calls: list = []
-    real = replay_mod._run
-
-    def spy(field, S, steps, replay, lo, hi, progress=None):
-        calls.append((lo, hi))
-        return real(field, S, steps, replay, lo, hi, progress)
-    monkeypatch.setattr(replay_mod, "_run", spy)
+    calls = _parent_runs(monkeypatch)
     rep = check_certificate(copy.deepcopy(cert), workers=workers)
     assert (rep.valid, rep.message) == (reference.valid, reference.message)
     n = len(cert["integration"]["steps"])  # one replay record per step

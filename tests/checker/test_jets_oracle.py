@@ -159,6 +159,25 @@ def _check(chk: list, ref: list, P: int, A: float, G: float, name: str) -> None:
                 assert c.r <= A * G ** k, (name, k, c.r)
 
 
+def _contains(jets: Jets, ref: list, P: int, h: F, label) -> None:
+    """Every exact coefficient ball of ``jets`` (scale 2^-P) contains the oracle's
+    coefficient, and every binary64 tail ball (of h^k Z_k) contains h^k times it."""
+    k1 = len(jets.exact) - 1
+    with mpmath.workprec(ORACLE_BITS + P):
+        hq = mpmath.mpf(h.numerator) / h.denominator
+        for k, rk in enumerate(ref):
+            zs = [x for row in rk for x in row]
+            if k <= k1:
+                for c, z in zip(jets.exact[k].flat, zs):
+                    assert mpmath.mpf(c.lo()) / 2 ** P <= z <= mpmath.mpf(c.hi()) / 2 ** P, \
+                        (label, k)
+            else:
+                j = k - k1 - 1
+                for m, r, z in zip(jets.tail.m[j].flat, jets.tail.r[j].flat, zs):
+                    assert abs(mpmath.mpf(float(m)) - z * hq ** k) <= mpmath.mpf(float(r)), \
+                        (label, k)
+
+
 def _field(B, variable, lam, V, n) -> Field:
     return Field(lam, [list(r) for r in B], n, variable, V=V)
 
@@ -237,24 +256,11 @@ def test_start_balls_contain_the_jets_of_their_corners(case, mode):
         else:
             R = FloatRadii() if mode == "float" else ExactRadii()
             jets = field._jets(Z0, t0, K, R)
-    k1 = len(jets.exact) - 1
-    hq = mpmath.mpf(h.numerator) / h.denominator
     for signs in SIGNS:
         corner = [[F(mids[i][a] + signs[i * d + a] * rho, 2 ** P) for a in range(d)]
                   for i in range(n)]
-        ref = oracle_jets(corner, t0, K, B, variable, lam, V)
-        with mpmath.workprec(ORACLE_BITS + P):
-            for k in range(K + 1):
-                zs = [x for row in ref[k] for x in row]
-                if k <= k1:
-                    for c, z in zip(jets.exact[k].flat, zs):
-                        assert mpmath.mpf(c.lo()) / 2 ** P <= z <= mpmath.mpf(c.hi()) / 2 ** P, \
-                            (name, mode, signs, k)
-                else:
-                    j = k - k1 - 1
-                    for m, r, z in zip(jets.tail.m[j].flat, jets.tail.r[j].flat, zs):
-                        assert abs(mpmath.mpf(float(m)) - z * hq ** k) <= mpmath.mpf(float(r)), \
-                            (name, mode, signs, k)
+        _contains(jets, oracle_jets(corner, t0, K, B, variable, lam, V), P, h,
+                  (name, mode, signs))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -278,14 +284,7 @@ def test_binary64_continuation_contains_the_oracle_and_stays_below_tol(case):
     assert float(np.max(mixed.tail.r.sum(axis=0))) <= tol
     assert [x.m for c in mixed.exact for x in c.flat] == \
         [x.m for c in exact[:k1 + 1] for x in c.flat]
-    hq = mpmath.mpf(h.numerator) / h.denominator
-    for j in range(K - k1):
-        k = k1 + 1 + j
-        for m, r, z in zip(mixed.tail.m[j].flat, mixed.tail.r[j].flat,
-                           [x for row in ref[k] for x in row]):
-            with mpmath.workprec(ORACLE_BITS):
-                assert abs(mpmath.mpf(float(m)) - z * hq ** k) <= mpmath.mpf(float(r)), \
-                    (name, k)
+    _contains(mixed, ref, P, h, name)
     sc = mixed.scaled(h)
     assert sc.shape == (K + 1, len(X0), len(X0[0]))
 
