@@ -161,10 +161,13 @@ def report(results: str, modules: list[str]) -> int:
     per: dict[str, Counter] = {}
     survivors = []
     for line in results.splitlines():
-        m = re.match(r"\s*(certified\.checker\.(\w+)\.\S+):\s*(\w[\w ]*)", line)
+        # certified.checker.<module>.x_<function>__mutmut_<k>; the package's own
+        # __init__.py has no module part (certified.checker.x_…)
+        m = re.match(r"\s*(certified\.checker\.(?:(\w+)\.)?x\S*__mutmut_\d+):\s*(\w[\w ]*)",
+                     line)
         if not m:
             continue
-        name, mod, status = m.group(1), m.group(2), m.group(3).strip()
+        name, mod, status = m.group(1), m.group(2) or "__init__", m.group(3).strip()
         per.setdefault(mod, Counter())[status] += 1
         if status in ("survived", "no tests"):
             survivors.append(name)

@@ -171,20 +171,21 @@ _JOB: tuple | None = None
 MIN_CHUNK = 16
 
 
-def _chunk(lo: int, hi: int, j: int) -> tuple:
+def _chunk(lo: int, hi: int, j: int) -> LohnerSet | None:
     """Worker for chunk j: check records lo … hi − 1 from the *stored* set of record lo − 1
-    (Lemma C12). Returns ("ok", own set at the end) or ("fail", message): any failure, even
-    a malformed record, is decided again by the sequential replay, which reports the first.
-    Counts its finished steps in the shared ``done[j]`` (progress only)."""
+    (Lemma C12). Returns its own set at the end, or None on any failure, even a malformed
+    record: a failure is decided again by the sequential replay, which reports the first,
+    so the chunk's own reason is not kept. Counts its finished steps in the shared
+    ``done[j]`` (progress only)."""
     field, steps, replay, N, done = _JOB
 
     def tick(k: int, t: Fraction) -> None:  # steps done in this chunk, for the parent
         done[j] = k + 1 - lo
     try:
         S = parse_set(replay[lo - 1]["set"], N, f"integration.replay[{lo - 1}].set")
-        return ("ok", _run(field, S, steps, replay, lo, hi, tick))
-    except Exception as exc:  # noqa: BLE001 — re-decided in order by the parent
-        return ("fail", str(exc))
+        return _run(field, S, steps, replay, lo, hi, tick)
+    except Exception:  # noqa: BLE001 — re-decided in order by the parent
+        return None
 
 
 #: One chunk task at a time per process: the balls' scale is process state, and a Dask
@@ -205,9 +206,10 @@ def code_digest() -> str:
 
 def _chunk_task(payload: tuple) -> tuple:
     """A chunk as a self-contained task, for an external executor (e.g. a Dask worker on
-    another machine): ``(j, field, start, steps, replay, N, lo, hi, bits)`` → ``(j,
-    status, value, digest)``, with status "ok" (value: the checker's set at the end) or
-    "fail" (value: the message), and the worker's :func:`code_digest`. ``steps`` and
+    another machine): ``(j, field, start, steps, replay, N, lo, hi, bits)`` → ``(j, S,
+    digest)``, with S the checker's set at the end, or None if the chunk failed (the caller
+    decides every failure again, in order, and reports its own), and the worker's
+    :func:`code_digest`. ``steps`` and
     ``replay`` hold only records lo … hi − 1; ``start`` is the exact initial tokens X0
     (chunk 0) or record lo − 1, whose stored set starts the chunk (Lemma C12). The
     worker's arithmetic is self-tested and the balls' scale and the digit limit are set
@@ -224,10 +226,10 @@ def _chunk_task(payload: tuple) -> tuple:
                 S = (initial_set(start) if lo == 0 else
                      parse_set(start["set"], N, f"integration.replay[{lo - 1}].set"))
                 # indices as in the whole certificate (messages name the global record)
-                return (j, "ok", _run(field, S, [None] * lo + list(steps),
-                                      [None] * lo + list(replay), lo, hi), digest)
-    except Exception as exc:  # noqa: BLE001 — re-decided in order by the caller
-        return (j, "fail", str(exc), "")
+                return (j, _run(field, S, [None] * lo + list(steps),
+                                [None] * lo + list(replay), lo, hi), digest)
+    except Exception:  # noqa: BLE001 — re-decided in order by the caller
+        return (j, None, "")
 
 
 def replay_steps(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
@@ -322,10 +324,11 @@ def _replay(field: Field, X0: list[list[Fraction]], steps: list, replay: list,
     finally:
         _JOB = None
     report()
-    if all(r[0] == "ok" for r in results):
+    sets = [r for r in results if r is not None]
+    if len(sets) == len(results):  # every fork finished: its last set ends the replay
         try:
-            final(results[-1][1])
-            return results[-1][1]
+            final(sets[-1])
+            return sets[-1]
         except (CheckFailure, BallError):
             pass
     # A chunk or the check at T failed from a restart: decide it as the sequential check.
@@ -347,37 +350,39 @@ def _replay_tasks(field: Field, X0: list[list[Fraction]], S: LohnerSet, steps: l
     payloads = [(j, field, X0 if j == 0 else replay[cuts[j] - 1],
                  steps[cuts[j]:cuts[j + 1]], replay[cuts[j]:cuts[j + 1]], N,
                  cuts[j], cuts[j + 1], scale()) for j in range(workers)]
-    results: dict[int, tuple] = {}
+    results: dict[int, LohnerSet | None] = {}  # None: the chunk is decided again in order
     mine = code_digest()
     try:
-        for j, status, value, theirs in run_chunks(_chunk_task, payloads):
+        for j, value, theirs in run_chunks(_chunk_task, payloads):
             if j in results:  # a task an executor ran twice: the first result stands
                 continue
-            if status == "ok" and theirs != mine:  # another checker: not used
-                status, value = "fail", "a worker runs a different checker"
-            results[j] = (status, value)
-            if progress is not None and status == "ok":
+            if theirs != mine:  # another checker (or a failed task): not used
+                value = None
+            results[j] = value
+            if progress is not None and value is not None:
                 for k in range(cuts[j], cuts[j + 1]):
                     progress(k, Fraction(steps[k][0]) + Fraction(steps[k][1]))
     except Exception:  # noqa: BLE001 — the executor failed, not a step: decided in order
         pass
     for j in range(workers):
-        results.setdefault(j, ("fail", "no result from the executor"))
-    if all(results[j][0] == "ok" for j in range(workers)):
+        results.setdefault(j, None)  # no result from the executor
+    sets = [s for s in (results[j] for j in range(workers)) if s is not None]
+    if len(sets) == workers:  # every task's set is usable: the last ends the replay
         try:
-            final(results[workers - 1][1])
-            return results[workers - 1][1]
+            final(sets[-1])
+            return sets[-1]
         except (CheckFailure, BallError):
             pass
     # Decided as the sequential check: chunk 0 again here if it failed, then the rest.
-    reported = {j for j in results if results[j][0] == "ok"}
+    reported = {j for j in results if results[j] is not None}
 
     def unseen(k: int, t: Fraction) -> None:
         j = max(i for i in range(workers) if cuts[i] <= k)
         if progress is not None and j not in reported:
             progress(k, t)
-    if results[0][0] == "ok":
-        S0 = results[0][1]
+    first = results[0]
+    if first is not None:
+        S0 = first
     else:
         S0 = _run(field, S, steps, replay, 0, cuts[1], unseen)
     S = _run(field, S0, steps, replay, cuts[1], len(replay), unseen)
