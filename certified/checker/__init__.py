@@ -184,13 +184,12 @@ def _t6_prepare(ctx: _Ctx) -> dict:
 
 def _t6_data(ctx: _Ctx) -> None:
     integ = ctx.integ
-    check_t6_data(ctx.lemma, ctx.lam, Fraction((integ.get("replay") or {}).get("t_end", "-1")),
+    check_t6_data(ctx.lemma, ctx.lam, Fraction(integ["replay"]["t_end"]),
                   integ.get("variable", "z"))
 
 
 def _t6_at_T(ctx: _Ctx, parsed: dict, S: Any) -> None:
-    check_t6_at_T(ctx.lemma, ctx.lam, ctx.B, ctx.n, S, Fraction(ctx.integ["replay"]["t_end"]),
-                  ctx.integ.get("variable", "z"))
+    check_t6_at_T(ctx.lemma, ctx.B, ctx.n, S)
 
 
 def _t6_finish(ctx: _Ctx, parsed: dict) -> str:
@@ -205,7 +204,7 @@ def _t9_prepare(ctx: _Ctx) -> dict:
     _t6_data(ctx)
     t9 = check_t9_data(ctx.lemma, ctx.n, ctx.d)
     check_t9_limit(ctx.obj, ctx.lemma, t9["c"], ctx.n, ctx.d)
-    return dict(t9, T=Fraction(ctx.lemma["T"]))
+    return {"T": Fraction(ctx.lemma["T"])}  # what the dispatcher reads (T6's check at T)
 
 
 def _t9_finish(ctx: _Ctx, parsed: dict) -> str:
@@ -252,7 +251,7 @@ def _t8_finish(ctx: _Ctx, pn: dict) -> str:
 
 def _none_prepare(ctx: _Ctx) -> dict:
     nothing_claimed(ctx.obj)
-    return {"T": None}
+    return {}  # no lemma, no T: the replay's own end is all that is claimed
 
 
 def _none_at_T(ctx: _Ctx, parsed: dict, S: Any) -> None:
@@ -341,12 +340,12 @@ def _check_replayed(ctx: _Ctx, code: str | None) -> str:
     if ctx.lam is None and rule.needs_scalar_V:
         raise CheckFailure("instance.V", "V = λI (or Lemma T7's or T8's data in x for "
                            "another V)", "another V")
-    parsed = rule.prepare(ctx)
     integ = ctx.integ
     replay = integ.get("replay")
-    if replay is None:
+    if replay is None:  # before the lemma's rule, which reads the replay's end
         raise CheckFailure("integration.replay", "replay data for every step",
                            integ.get("replay_note", "none"))
+    parsed = rule.prepare(ctx)
     t_end = Fraction(replay["t_end"])
     variable = integ.get("variable", "z")
     if rule.variable is not None and variable != rule.variable:

@@ -91,9 +91,10 @@ def check_t6_data(lemma: dict, lam: Fraction, t_end: Fraction, variable: str) ->
                            "(max of q_at_T_upper and log_n_upper)", str(lemma["sup_q_upper"]))
 
 
-def check_t6_at_T(lemma: dict, lam: Fraction, B: list[list[Fraction]], n: int, S: Any,
-              t_end: Fraction, variable: str) -> None:
-    """Lemma T6's inputs at T: q_i(T) = x_iᵀBx_i ≤ stored bound on the replayed box."""
+def check_t6_at_T(lemma: dict, B: list[list[Fraction]], n: int, S: Any) -> None:
+    """Lemma T6's inputs at T: q_i(T) = x_iᵀBx_i ≤ stored bound on the replayed box S (the
+    set at T: the dispatcher's replay ends at the lemma's T, and the variable is x, both
+    checked by :func:`check_t6_data`)."""
     d = len(B)
     qs = _bounds(lemma)
     if len(qs) != n:
