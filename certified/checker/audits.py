@@ -109,10 +109,10 @@ def check_symmetric(lemma: dict, V: Mat, B: Mat, X0: Mat) -> dict:
         raise CheckFailure("instance", "V = λI and QᵀK = βI with λ, β > 0 (Lemmas S1, S2)",
                            "another V or B")
     if kind == "pair":
-        x1, x2 = X0
-        if n != 2 or sum(a * a for a in x1) != sum(a * a for a in x2) or x1 == x2:
+        if n != 2 or sum(a * a for a in X0[0]) != sum(a * a for a in X0[1]) or X0[0] == X0[1]:
             raise CheckFailure("instance.X0", "two distinct tokens of equal norm (Lemma S1)",
                                "another configuration")
+        x1, x2 = X0
         m = [(a + b) / 2 for a, b in zip(x1, x2)]
         w0 = [(a - b) / 2 for a, b in zip(x1, x2)]
         if [_q(x, "tail_lemma.m") for x in lemma["m"]] != m or \

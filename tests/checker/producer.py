@@ -20,6 +20,7 @@ from certified import Instance  # noqa: F401 - re-exported for the tests
 from certified.cli import main  # noqa: F401
 from certified.verdict.certificate import canonical_digest, to_certificate  # noqa: F401
 from certified.verdict.certify import certify  # noqa: F401
+from certified.tail.s0_stationary import stationary_verdict  # noqa: F401 - Lemma S0's oracle
 
 DATA = Path(__file__).resolve().parent / "data"
 ROOT = Path(__file__).resolve().parents[2]

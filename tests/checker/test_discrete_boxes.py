@@ -121,6 +121,32 @@ def test_paranormal_f_and_g_boxes_are_final_only_when_disjoint():
     assert exc.value.where == "tail_lemma.boxes_at_T[0][0]" and exc.value.final
 
 
+def test_paranormal_g_boxes_with_two_coordinates_are_read_in_order_word_for_word():
+    """dim G = 2 (the shipped discrete T8 fixture has dim G = 1, and a diagonal V): G box c
+    holds the coordinate k + c of u = S⁻¹x, with S⁻¹ not the identity (rows
+    (1, 0, 0), (1, 1, 0), (0, 0, 1)): x = (1, [1/4, 3/4], 2) gives u = (1, [5/4, 7/4], 2).
+    A refusal names the iterated enclosure."""
+    from certified.checker.balls import const
+    from certified.checker.paranormal import check_paranormal_boxes
+
+    X = np.empty((1, 3), dtype=object)
+    X[0, 0], X[0, 1], X[0, 2] = interval(F(1), F(1)), interval(*Q), interval(F(2), F(2))
+    Sinv = [[F(1), F(0), F(0)], [F(1), F(1), F(0)], [F(0), F(0), F(1)]]
+    u1 = (F(5, 4), F(7, 4))
+    pb = {"k": 1, "Sinv": Sinv, "leader": [0], "boxes": [[(F(1), F(1))]], "diffs": {},
+          "g_boxes": [[u1, (F(2), F(2))]]}
+    check_paranormal_boxes(pb, X, const(1))
+    for g, where in (([Q, (F(2), F(2))], 0),  # x's coordinate, not u's
+                     ([u1, (F(1), F(1))], 1)):  # the F coordinate's value in G's second box
+        pb["g_boxes"] = [g]
+        with pytest.raises(CheckFailure) as exc:
+            check_paranormal_boxes(pb, X, const(1))
+        assert exc.value.where == f"tail_lemma.G_boxes_at_T[0][{where}]", str(exc.value)
+    assert str(exc.value) == ("tail_lemma.G_boxes_at_T[0][1]: Expected an interval containing "
+                              f"the iterated {X[0, 2]!r}. Got [1.0, 1.0].")
+    assert exc.value.final
+
+
 def test_a_forged_start_under_t8_is_refused_without_climbing_the_ladder(certs, monkeypatch):
     """X0 edited in a T8 discrete certificate: the stored boxes at K are disjoint from the
     checker's iterate, so the refusal is final at the first rung that iterates (here the
@@ -496,3 +522,49 @@ def test_the_layer_map_shifts_scores_beyond_binary64_exactly():
         for i in range(2):
             assert out[i, 0].lo_q() <= x * F(3, 2) <= out[i, 0].hi_q()
             assert out[i, 0].hi_q() - out[i, 0].lo_q() <= x * F(2) ** -50
+
+
+@pytest.mark.parametrize("leader,mu,e1", [
+    ([0, 1, 2], None, F(1, 100)),  # no followers: the far term alone
+    ([0, 0, 2], F(1, 2), F(1, 100)),  # the leader-only cluster decides the max
+    ([0, 0, 2], F(1, 2), F(1)),  # the follower's cluster decides it (Σ_k A dominates)
+    ([0, 0, 0], F(1, 2), F(1, 100)),  # one cluster: no far term, two followers
+])
+def test_lemma_t10_bootstrap_bounds_against_mpmath(leader, mu, e1):
+    """(δ₀, η₀) of Lemma T10's bootstrap (Hb′) against the formula evaluated in mpmath at
+    200 digits: q = 1 + λΔt, α = λΔt/q, β = q^{2K}, C = e^{−mβ}(1 + 1/(2mβα)),
+    A = e^{−μβ}(1 + 1/(μβα)), δ₀ = α max_k [Σ_k A + (n − c_k)DC],
+    η₀ = λΔt max_k [2Σ_k A + 2(n − c_k)DC]. Upper bounds, and tight to 1e-12."""
+    import mpmath
+    from certified.checker.lemmas import _tails_discrete
+
+    m, lam, dt, K, D, eta = F(1), F(1), F(1, 10), 5, F(3), F(1, 1000)
+    eps = {1: e1, 2: F(1, 50)}
+    d0, e0 = _tails_discrete(m, mu, lam, dt, K, D, leader,
+                             {j: eps[j] for j in eps if leader[j] != j}, eta)
+    with mpmath.workdps(200):
+        f = lambda x: mpmath.mpf(x.numerator) / x.denominator  # noqa: E731
+        q = 1 + f(lam * dt)
+        alpha, beta = f(lam * dt) / q, q ** (2 * K)
+        C = mpmath.exp(-f(m) * beta) * (1 + 1 / (2 * f(m) * beta * alpha))
+        A = None if mu is None else mpmath.exp(-f(mu) * beta) * (1 + 1 / (f(mu) * beta * alpha))
+        ds, es = [], []
+        for k in sorted(set(leader)):
+            members = [i for i in range(len(leader)) if leader[i] == k]
+            sig = sum((f(eps[j] + eta) for j in members if j != k), mpmath.mpf(0))
+            far = (len(leader) - len(members)) * f(D) * C
+            ds.append(alpha * (far + (sig * A if sig else 0)))
+            es.append(f(lam * dt) * (2 * far + (2 * sig * A if sig else 0)))
+        for got, want in ((d0, max(ds)), (e0, max(es))):
+            got = mpmath.mp.make_mpf(got)
+            assert want <= got <= want * (1 + mpmath.mpf(10) ** -12), (got, want)
+
+
+def test_lemma_t10_followers_need_a_within_cluster_margin():
+    from certified.checker.lemmas import _tails_discrete
+
+    with pytest.raises(CheckFailure) as exc:
+        _tails_discrete(F(1), None, F(1), F(1, 10), 5, F(3), [0, 0, 2], {1: F(1, 100)},
+                        F(1, 1000))
+    assert str(exc.value) == ("tail_lemma.mu: Expected a within-cluster margin (followers "
+                              "exist). Got null.")

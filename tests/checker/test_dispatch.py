@@ -251,11 +251,9 @@ def test_the_facts_an_audit_is_judged_on_are_the_lemmas(certs, monkeypatch):
         assert msg.startswith("valid: 7 steps re-verified to t = ")
         facts = dict(judged[0])
         assert facts.pop("conclusion") == (c["theorem"], c["verdict"])
-        if code == "T4":
-            leader = c["tail_lemma"]["leader_map"]
-            assert facts == {"clusters": len(set(leader)),
-                             "P_star": [[F(int(j == leader[i])) for j in range(n)]
-                                        for i in range(n)]}
+        if code == "T4":  # tokens −2, 1, 2 on a line: leaders 0 and 2, token 1 follows 2
+            assert c["tail_lemma"]["leader_map"] == [0, 2, 2]
+            assert facts == {"clusters": 2, "P_star": [[1, 0, 0], [0, 0, 1], [0, 0, 1]]}
         elif code == "T9":
             assert facts == {"clusters": 1, "P_star": [[F(1, n)] * n] * n}
         else:
@@ -309,17 +307,24 @@ def test_an_audit_must_be_of_the_record_it_is_checked_against(certs):
     _refused(d, "audit.record.instance")
 
 
-def test_a_malformed_certificate_raises_not_a_report(certs):
+def test_a_missing_field_raises_malformed_not_a_report(certs):
     c = copy.deepcopy(certs["t4_21"])
     del c["tail_lemma"]["T"]
-    with pytest.raises((Malformed, CheckFailure)):
+    with pytest.raises(Malformed, match=r"^certificate field missing or of the wrong type: "
+                                        r"KeyError\('T'\)$"):
         check_certificate(_redigest(c))
+
+
+def test_steps_that_end_before_the_replays_end_are_refused(certs):
     c = copy.deepcopy(certs["t4_21"])
+    end = F(c["integration"]["replay"]["t_end"])
     c["integration"]["replay"]["records"] = c["integration"]["replay"]["records"][:-1]
     c["integration"]["steps"] = c["integration"]["steps"][:-1]
     c["integration"]["replay"]["steps"] -= 1
-    rep = check_certificate(_redigest(c))  # the steps end before the lemma's T
-    assert not rep.valid
+    rep = check_certificate(_redigest(c))
+    assert not rep.valid and rep.message.startswith(
+        f"integration.certified_until: Expected {end} (the end of the replayed steps"), \
+        rep.message
 
 
 def test_check_file_reads_exactly_and_refuses_unreadable_files(certs, tmp_path):
@@ -337,6 +342,10 @@ def test_check_file_reads_exactly_and_refuses_unreadable_files(certs, tmp_path):
     big.write_text("[" + "9" * (MAX_STR_DIGITS + 1) + "]")  # beyond the reader's digit limit
     with pytest.raises(Malformed, match=f"^{big}: .*digits"):
         check_file(str(big))
+    dup = tmp_path / "dup.json"  # read exactly: a duplicate key is not "the last one wins"
+    dup.write_text(json.dumps(certs["t10_31"])[:-1] + ', "verdict": "refuted"}')
+    with pytest.raises(Malformed, match="duplicate key"):
+        check_file(str(dup))
     rec = tmp_path / "record.json"
     audit = certs["audit_theorem_5_2_third_party"]
     (tmp_path / "audit.json").write_text(json.dumps(audit))
@@ -349,7 +358,8 @@ def test_check_file_reads_exactly_and_refuses_unreadable_files(certs, tmp_path):
 def test_workers_and_an_executor_reach_the_replay(certs):
     """``workers`` and ``run_chunks`` are handed to the replay: with 2 workers the 66 steps
     of ``t8_42_line`` run as two tasks of the given executor, and the report is the
-    sequential one."""
+    sequential one. (A chunked replay needs at least ``replay.MIN_CHUNK`` = 16 records per
+    worker: the 17-step fixtures replay in order whatever ``workers`` is.)"""
     c = certs["t8_42_line"]
     ran: list = []
 
@@ -393,3 +403,47 @@ def test_the_file_size_limit_is_inclusive(tmp_path, monkeypatch):
     path.write_text("[" + " " * 99 + "]")
     with pytest.raises(Malformed, match="101 bytes, over the checker's limit of 100 bytes"):
         check_file(str(path))
+
+
+def test_integration_claim_refusals_word_for_word(certs):
+    c = copy.deepcopy(certs["t4_21"])
+    n = len(c["integration"]["replay"]["records"])
+    c["integration"]["replay"]["steps"] = n + 1
+    assert _refused(c, "integration.replay.steps") == (
+        f"integration.replay.steps: Expected {n}. Got {n + 1}.")
+    c = copy.deepcopy(certs["t4_21"])
+    c["integration"]["steps"].pop()
+    assert _refused(c, "integration.steps") == (
+        f"integration.steps: Expected {n} steps, one per replay record. Got {n - 1} steps.")
+    c = copy.deepcopy(certs["t4_21"])
+    end = F(c["integration"]["replay"]["t_end"])
+    c["integration"]["certified_until"] = "5"
+    assert _refused(c, "integration.certified_until") == (
+        f"integration.certified_until: Expected {end} (the end of the replayed steps, "
+        "integration.replay.t_end, which the last of integration.steps must end at; "
+        "certificates written before version 0.2 could carry unreplayed steps: verify "
+        "again). Got 5.")
+    c["integration"]["certified_until"] = "five"
+    assert _refused(c, "integration.certified_until").startswith(
+        "integration.certified_until: Expected ")
+
+
+def test_a_replay_of_no_steps_certifies_up_to_t_0_only(certs):
+    c = copy.deepcopy(certs["t4_21"])
+    c.update(tail_lemma=None, verdict="undecided", limit=None, timescale=None)
+    integ = c["integration"]
+    integ["steps"], integ["replay"]["records"], integ["replay"]["steps"] = [], [], 0
+    integ["replay"]["t_end"] = "0"
+    integ.pop("certified_until")
+    rep = check_certificate(_redigest(c))
+    assert rep.valid and rep.message == "valid: 0 steps re-verified to t = 0; verdict undecided"
+    integ["certified_until"] = "0"
+    assert check_certificate(_redigest(c)).valid
+    integ["certified_until"] = "1"
+    rep = check_certificate(_redigest(c))
+    assert not rep.valid and rep.message.startswith(
+        "integration.certified_until: Expected 0 (the end of the replayed steps"), rep.message
+    integ["certified_until"], integ["replay"]["t_end"] = "1", "1"  # no step reaches t = 1
+    rep = check_certificate(_redigest(c))
+    assert not rep.valid and rep.message.startswith(
+        "integration.certified_until: Expected 1 (the end of the replayed steps"), rep.message
