@@ -123,9 +123,12 @@ def test_the_lemma_must_be_one_the_replay_knows_with_its_exact_title(certs):
     assert set(LEMMAS) == {"T4", "T6", "T7", "T8", "T9", None}
     c = copy.deepcopy(certs["t4_21"])
     c["tail_lemma"]["lemma"] = "T5 (leader-follower, V = λI)"
-    _refused(c, "tail_lemma.lemma", "T4, T6, T7, T8 or T9")
+    assert _refused(c, "tail_lemma.lemma") == ("tail_lemma.lemma: Expected T4, T6, T7, T8 or "
+                                               "T9. Got 'T5 (leader-follower, V = λI)'.")
     c["tail_lemma"]["lemma"] = "T4 (leader-follower, V = λ I)"  # the code right, the title not
-    _refused(c, "tail_lemma.lemma", repr(LEMMAS["T4"].title))
+    assert _refused(c, "tail_lemma.lemma") == (
+        f"tail_lemma.lemma: Expected {LEMMAS['T4'].title!r}. Got "
+        "'T4 (leader-follower, V = λ I)'.")
     c = copy.deepcopy(certs["t7_52"])  # a key of Lemma T8 (the schema allows it in some lemma)
     c["tail_lemma"]["Delta0"] = "1"
     _refused(c, "tail_lemma.Delta0", "no such field")
@@ -234,7 +237,12 @@ def test_the_facts_an_audit_is_judged_on_are_the_lemmas(certs, monkeypatch):
     import certified.checker as C
 
     judged: list = []
-    monkeypatch.setattr(C, "judge_claims", lambda record, claims, facts: judged.append(facts))
+    record, claims = {"the": "record"}, [{"the": "claims"}]
+
+    def judge(r, c, facts):
+        assert (r, c) == (record, claims)  # the audit's own record and claims
+        judged.append(facts)
+    monkeypatch.setattr(C, "judge_claims", judge)
     for name, code in (("t4_21", "T4"), ("t9_85", "T9"), ("t6_small", "T6"), ("t7_52", "T7"),
                        ("t8_52", "T8")):
         c = certs[name]
@@ -243,7 +251,7 @@ def test_the_facts_an_audit_is_judged_on_are_the_lemmas(certs, monkeypatch):
         B = [[sum((Q[r][a] * K[r][b] for r in range(len(Q))), F(0)) for b in range(d)]
              for a in range(d)]
         ctx = C._Ctx(c, V, B, X0, C._scalar(V), c["tail_lemma"], c["integration"],
-                     {"record": None, "claims": None}, None, 1)
+                     {"record": record, "claims": claims}, None, 1)
         rule = LEMMAS[code]
         judged.clear()
         ctx.steps_checked = 7
@@ -264,6 +272,8 @@ def test_a_failure_message_splits_at_its_first_expected():
     from certified.checker import _split_failure
 
     assert _split_failure("a.b: Expected x. Got y: Expected z.") == ("a.b", "x", "y: Expected z")
+    assert _split_failure("a: Expected x. Got y. Got z.") == ("a", "x", "y. Got z")
+    assert _split_failure("a: Expected x. Got AX.") == ("a", "x", "AX")
 
 
 @pytest.mark.parametrize("key,value,where", [
@@ -447,3 +457,11 @@ def test_a_replay_of_no_steps_certifies_up_to_t_0_only(certs):
     rep = check_certificate(_redigest(c))
     assert not rep.valid and rep.message.startswith(
         "integration.certified_until: Expected 1 (the end of the replayed steps"), rep.message
+
+
+def test_a_replayed_certificate_is_about_one_of_the_five_theorems(certs):
+    c = copy.deepcopy(certs["t4_21"])
+    c["theorem"], c["hypotheses_hold"] = "9.9", None
+    assert _refused(c, "theorem") == (
+        "theorem: Expected one of 2.1, 3.1, 4.2, 5.2, 8.5 (a theorem whose conclusion the "
+        "replayed steps and lemma are about). Got '9.9'.")

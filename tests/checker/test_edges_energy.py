@@ -153,3 +153,50 @@ def test_the_bounds_list_is_read_naming_each_entry(value, message):
     with pytest.raises(CheckFailure) as exc:
         _bounds({"q_at_T_upper": value})
     assert str(exc.value) == message
+
+
+# -- Lemma T6's bounds at T against the replayed set (check_t6_at_T), on exact balls --------
+
+class _Set:
+    """A stand-in for the replayed set at T: its box is given (n·d balls)."""
+
+    def __init__(self, balls):
+        import numpy as np
+
+        self._box = np.array(balls, dtype=object)
+
+    def box(self):
+        return self._box
+
+
+def test_t6_bounds_at_t_are_compared_with_the_replayed_box_at_their_edge():
+    """B = I₁ and two tokens in the boxes [1, 2] and [−1/2, 1/4]: x_iᵀBx_i ≤ 4 and ≤ 1/4 on
+    the box (the checker bounds x² of [−1/2, 1/4] by the product of the interval with
+    itself, [−1/8, 1/4]). A bound equal to that maximum holds; one a hair less is refused,
+    naming the token; a list of the wrong length is refused."""
+    from certified.checker import CheckFailure
+    from certified.checker.balls import interval, scaled
+    from certified.checker.energy import check_t6_at_T
+
+    with scaled(128):
+        S = _Set([interval(Q(1), Q(2)), interval(Q(-1, 2), Q(1, 4))])
+        B = [[Q(1)]]
+        check_t6_at_T({"q_at_T_upper": ["4", "1/4"]}, B, 2, S)
+        with pytest.raises(CheckFailure) as exc:
+            check_t6_at_T({"q_at_T_upper": ["4", "1/5"]}, B, 2, S)
+        assert str(exc.value) == ("tail_lemma.q_at_T_upper[1]: Expected >= 0.25 (x_iᵀBx_i on "
+                                  "the replayed box). Got 1/5.")
+        with pytest.raises(CheckFailure) as exc:
+            check_t6_at_T({"q_at_T_upper": ["4"]}, B, 2, S)
+        assert str(exc.value) == "tail_lemma.q_at_T_upper: Expected 2 bounds. Got 1."
+        with pytest.raises(CheckFailure) as exc:
+            check_t6_at_T({"q_at_T_upper": "4" * 70}, B, 2, S)
+        assert str(exc.value) == ("tail_lemma.q_at_T_upper: Expected a list of bounds. Got "
+                                  f"{repr('4' * 70)[:60]}.")
+
+
+def test_is_q_reads_only_numbers():
+    from certified.checker.energy import _is_q
+
+    assert _is_q("1/2", Q(1, 2)) and not _is_q("1/3", Q(1, 2))
+    assert not _is_q("half", Q(1, 2)) and not _is_q("1/0", Q(0))
