@@ -291,7 +291,32 @@ def test_instance_shapes(certs, key, value, where):
     c["hypotheses_hold"] = None
     with pytest.raises((CheckFailure, Malformed)) as exc:
         _check_claims_only(_redigest(c))
-    assert str(exc.value).startswith(where + ": Expected"), str(exc.value)
+    assert str(exc.value) == {
+        "instance.V": f"instance.V: Expected a d×d matrix, d >= 1. Got {len(value)} rows.",
+        "instance.Q": "instance.Q: Expected an r×1 matrix (r >= 1, Q and K alike). Got "
+                      "another shape.",
+        "instance.K": "instance.K: Expected an r×1 matrix (r >= 1, Q and K alike). Got "
+                      "another shape.",
+        "instance.X0": "instance.X0: Expected n >= 1 tokens of 1 coordinates. Got another "
+                       "shape."}[where]
+
+
+def test_one_token_is_an_instance(certs):
+    """n = 1 (Lemma S0 in verify, Theorem 8.5 with V = −I: P ≡ 1)."""
+    c = copy.deepcopy(certs["s0_85"])
+    c["instance"]["X0"], c["tail_lemma"]["limits_z"] = [["1", "2"]], [["1", "2"]]
+    c["limit"]["attention_limit"] = [["1"]]
+    rep = check_certificate(_redigest(c))
+    assert rep.valid, rep.message
+
+
+def test_a_variant_is_refused_word_for_word(certs):
+    c = copy.deepcopy(certs["s0_52"])
+    c["instance"]["variant"] = {"kind": "multihead", "heads": 2}
+    assert _refused(c, "instance.variant") == (
+        "instance.variant: Expected absent or null (certificates are about the paper's "
+        "dynamics; a variant is simulated, never verified). Got "
+        + repr(c["instance"]["variant"])[:60] + ".")
 
 
 def test_the_digest_is_compared(certs):
