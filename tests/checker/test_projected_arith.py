@@ -63,3 +63,29 @@ def test_group_limits_take_delta0_and_the_decay_ends_on_the_right_sides():
                    "-": (Fraction(1, 2) * -5, Fraction(1, 3) * (-4 + d0))}
     assert group_limits(omega[:1], [0], [], Fraction(0), ends) == \
         {"+": (Fraction(2, 3), Fraction(3, 2))}
+
+
+def test_the_exact_interval_helpers_against_fractions():
+    """Lemma T7's exact helpers (``projected.py``), from a mutation run's survivors: the
+    negation, the reciprocal (refusing an interval that meets 0, ends included), √ rounded
+    up by at most 2^-256 and exact on squares, and Horner's rule."""
+    from fractions import Fraction as Fr
+
+    from certified.checker import CheckFailure
+    from certified.checker.projected import _neg, _peval, _recip, _sqrt_up
+
+    assert _neg((Fr(1), Fr(2))) == (Fr(-2), Fr(-1))
+    assert _recip((Fr(2), Fr(4)), "w") == (Fr(1, 4), Fr(1, 2))
+    assert _recip((Fr(-2), Fr(-1)), "w") == (Fr(-1), Fr(-1, 2))
+    for a in ((Fr(0), Fr(1)), (Fr(-1), Fr(0)), (Fr(-1), Fr(1))):
+        with pytest.raises(CheckFailure) as exc:
+            _recip(a, "w")
+        assert str(exc.value) == (f"w: Expected an interval excluding 0. Got "
+                                  f"[{float(a[0])}, {float(a[1])}].")
+    unit = Fr(1, 2 ** 256)
+    for q in (Fr(2), Fr(1, 3), Fr(10 ** 40 + 1), Fr(7, 10 ** 30)):
+        r = _sqrt_up(q)
+        assert r * r >= q > (r - unit) ** 2, q
+    for q in (Fr(4), Fr(9, 16), Fr(0)):  # squares of dyadics: exact
+        assert _sqrt_up(q) ** 2 == q
+    assert _peval([Fr(1), Fr(2), Fr(3)], Fr(2)) == 17  # 1 + 2·2 + 3·4
