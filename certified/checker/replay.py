@@ -380,10 +380,8 @@ def _replay_tasks(field: Field, X0: list[list[Fraction]], S: LohnerSet, steps: l
         j = max(i for i in range(workers) if cuts[i] <= k)
         if progress is not None and j not in reported:
             progress(k, t)
-    first = results[0]
-    if first is not None:
-        S0 = first
-    else:
+    S0 = results[0]
+    if S0 is None:
         S0 = _run(field, S, steps, replay, 0, cuts[1], unseen)
     S = _run(field, S0, steps, replay, cuts[1], len(replay), unseen)
     final(S)
