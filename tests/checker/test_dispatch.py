@@ -63,7 +63,7 @@ def test_a_replayed_certificate_reports_its_steps_time_lemma_and_verdict(certs, 
     js = rep.to_json()
     assert js == {"valid": True, "message": rep.message, "steps_checked": steps,
                   "seconds": round(rep.seconds, 3)}
-    assert 0 < rep.seconds < 60
+    assert rep.seconds > 0  # measured, never a budget: no upper bound on a loaded machine
 
 
 @pytest.mark.parametrize("name", DISCRETE + EXACT)
