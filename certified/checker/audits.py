@@ -10,12 +10,13 @@ re-judges each claim of the record from the proved limit objects (Lemma C9 of
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from mpmath import libmp as L
 
 from .balls import (EXP_ARG_MAX, Ball, add_down, add_up, const, div_down, div_up, exp_down, exp_up,
-                    mpf_down, mpf_up)
+                    mpf_down, mpf_up, scale)
 from .errors import CheckFailure
 from .reading import exact_number
 from .hypotheses import dominant, paranormal, rank  # rank re-exported: the verdict code uses it
@@ -85,7 +86,13 @@ def _triple_sup(c: Fraction, R: Fraction) -> Fraction:
 
 
 def _integral(kind: str, u0: Fraction, where: str) -> Ball:
-    """I(u₀) (pair) or J(u₀) (triple) on [u₀, ∞): quadrature to U, proven tail after."""
+    """I(u₀) (pair) or J(u₀) (triple) on [u₀, ∞), at the current scale."""
+    return _integral_at(kind, u0, where, scale())
+
+
+def _quadrature(kind: str, u0: Fraction, where: str, bits: int) -> Ball:
+    """I(u₀) (pair) or J(u₀) (triple) on [u₀, ∞): quadrature to U, proven tail after
+    (``bits`` is the scale the caller runs at, part of the cache key only)."""
     U = max(Fraction(64), 2 * (u0.__floor__()) + 2)
     radius = lambda u: min(u / 2, Fraction(4))  # noqa: E731 - Re ≥ u/2 > 0 on the disk
     series, sup = (_pair_series, _pair_sup) if kind == "pair" else (_triple_series, _triple_sup)
@@ -97,6 +104,13 @@ def _integral(kind: str, u0: Fraction, where: str) -> Ball:
         tail = (const(1) + (-Ub).exp() * const(2)) * (-Ub).exp() * \
             (Ub * const(2) * (const(1) - (-(Ub * const(2))).exp())).recip()
     return body + Ball.from_ends(0, tail.hi())
+
+
+# One quadrature costs 1–2 s at 256 bits; an audit of many records, or a session checking
+# many certificates of one setting, asks for the same integral again. The value is a pure
+# function of the key (the scale included), balls are immutable, and a failure raises and
+# is never cached. (Not a decorator: mutation testing skips decorated functions.)
+_integral_at = lru_cache(maxsize=32)(_quadrature)
 
 
 def check_symmetric(lemma: dict, V: Mat, B: Mat, X0: Mat) -> dict:

@@ -26,17 +26,6 @@ def _mpf(x: F) -> tuple:
     return L.from_rational(x.numerator, x.denominator, 53, L.round_nearest)
 
 
-@pytest.fixture(autouse=True)
-def _one_quadrature_per_setting(monkeypatch):
-    """Lemmas S1 and S2 recompute their integral on every call (1–2 s at 256 bits): the
-    refusals below reuse it. Every call here is at the same scale."""
-    import functools
-
-    from certified.checker import audits
-
-    monkeypatch.setattr(audits, "_integral", functools.lru_cache(None)(audits._integral))
-
-
 @pytest.mark.parametrize("pair,ok", [
     (["1/4", "3/4"], True),  # equal ends: inside
     (["0", "1"], True),
@@ -224,3 +213,28 @@ def test_s1_s2_limit_objects_refusals_word_for_word(certs):
                 "tail_lemma.attention_limit: Expected P* = ")
             assert _refusal(check_symmetric, dict(lemma, clusters=1), V, B, X0).startswith(
                 "tail_lemma.clusters: Expected ")
+
+
+@pytest.mark.parametrize("kind,u0", [("pair", F(1, 3)), ("triple", F(5, 2))])
+def test_the_cached_integral_is_keyed_on_the_scale_and_contains_mpmaths(kind, u0):
+    """``_integral`` is cached per (kind, u₀, field, scale): each scale gets its own ball,
+    which contains mpmath's quadrature at 60 digits and narrows with the scale, and a
+    repeated call is the same ball."""
+    import mpmath
+
+    from certified.checker.audits import _integral
+
+    f = (lambda u: 1 / (u * mpmath.expm1(2 * u))) if kind == "pair" else \
+        (lambda u: (1 + 2 * mpmath.exp(-u)) / (2 * u * (mpmath.exp(u) - mpmath.exp(-u))))
+    with mpmath.workdps(60):
+        ref = mpmath.quad(f, [mpmath.mpf(u0.numerator) / u0.denominator, 8, 64, mpmath.inf])
+        tol = mpmath.mpf(10) ** -50  # mpmath's own error, far below both radii
+        widths = []
+        for bits in (64, 256, 64):
+            with scaled(bits):
+                b = _integral(kind, u0, "w")
+                assert _integral(kind, u0, "w") is b
+                lo, hi = (mpmath.mpf(x.numerator) / x.denominator for x in (b.lo_q(), b.hi_q()))
+                assert lo - tol <= ref <= hi + tol, (bits, lo, ref, hi)
+                widths.append(hi - lo)
+    assert widths[1] < widths[0] * mpmath.mpf(2) ** -100 and widths[2] == widths[0]
