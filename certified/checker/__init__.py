@@ -305,8 +305,11 @@ def _check_hypotheses(ctx: _Ctx, code: str | None) -> None:
             f"disproves the hypotheses of theorem {ctx.obj['theorem']} exactly)" if truth is False
             else f"cannot confirm the hypotheses of theorem {ctx.obj['theorem']})"), "true")
     if claim is False and truth is True:
-        raise CheckFailure("hypotheses_hold", "true (the hypotheses of theorem "
-                           f"{ctx.obj['theorem']} proved exactly by the checker)", "false")
+        raise CheckFailure("hypotheses_hold", "true (" + (
+            f"the setting of Lemma {code}, decided exactly by its check" if ctx.audit is not None
+            and code in ("S0", "S1", "S2") else
+            f"the hypotheses of theorem {ctx.obj['theorem']} proved exactly by the checker")
+            + ")", "false")
 
 
 def _check_unintegrated(ctx: _Ctx) -> str:

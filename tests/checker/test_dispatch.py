@@ -485,3 +485,22 @@ def test_a_replayed_certificate_is_about_one_of_the_five_theorems(certs):
     assert _refused(c, "theorem") == (
         "theorem: Expected one of 2.1, 3.1, 4.2, 5.2, 8.5 (a theorem whose conclusion the "
         "replayed steps and lemma are about). Got '9.9'.")
+
+
+@pytest.mark.parametrize("name,code", [("audit_theorem_5_2_third_party", "S0"),
+                                       ("audit_remark_7_9_eps_1_10", "S1"),
+                                       ("audit_theorem_2_1_middle_token", "S2")])
+def test_an_audits_hypotheses_are_its_lemmas_setting(certs, name, code):
+    """Under Lemmas S0–S2 an audit's ``hypotheses_hold`` is the lemma's setting, which the
+    lemma's own check decides: ``true`` and ``null`` pass with it, ``false`` is disproved
+    by it. (The audit's theorem is a citation, whose hypotheses the checker could not
+    decide: ``true`` would otherwise be refused.)"""
+    for claim in (True, None):
+        c = copy.deepcopy(certs[name])
+        c["hypotheses_hold"] = claim
+        assert _check_claims_only(_redigest(c)).startswith(f"valid: Lemma {code} re-checked")
+    c = copy.deepcopy(certs[name])
+    c["hypotheses_hold"] = False
+    assert _refused(c, "hypotheses_hold") == (
+        f"hypotheses_hold: Expected true (the setting of Lemma {code}, decided exactly by its "
+        "check). Got false.")
