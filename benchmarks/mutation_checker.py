@@ -80,6 +80,66 @@ DEFECT_FUNCTIONS = [f"certified.checker.defect.x_{f}*" for f in (
 DEFECT_TESTS = ["tests/checker/test_defect_replay.py"]
 
 
+#: ``--plan``: the whole checker at one commit, one module a piece, each against the tests
+#: that re-derive its results (mutmut runs, for each mutant, only the selected tests that
+#: reach the mutated function; a survivor costs all of them, so the selections stay the
+#: fast ones: no test here replays a long certificate).
+_C = "tests/checker/"
+_CLAIMS = TESTS + [_C + t for t in (
+    "test_dispatch.py", "test_discrete_boxes.py", "test_exact_lemma_checks.py",
+    "test_quadrature.py", "test_audit_lemma_checks.py", "test_stationary_oracle.py",
+    "test_limits.py", "test_generated_types.py", "test_accepted_edits.py", "test_reading.py")]
+_ORACLES = [_C + t for t in ("test_balls_oracle.py", "test_balls_exp.py", "test_elementary.py",
+                             "test_quadrature.py", "test_selftest_and_independence.py",
+                             "test_readers.py")]
+_REPLAY = [_C + "test_replay_rules.py", _C + "test_chunk_tasks.py"] + [
+    "tests/test_checker.py::test_chunked_replay_" + t for t in (
+        "agrees_with_the_sequential_one", "reports_the_sequential_first_failure",
+        "falls_back_when_a_restart_fails")]
+PLAN: dict[str, tuple[list[str], str | None]] = {
+    **{m: (_CLAIMS, None) for m in (
+        "lemmas", "projected", "paranormal", "energy", "divergence", "two_tokens",
+        "hypotheses", "audits", "claims", "discrete", "exact_lemmas", "limits", "reading",
+        "__init__")},
+    **{m: (_ORACLES, "not allowlist") for m in ("balls", "elementary", "quadrature",
+                                                 "selftest", "errors")},
+    "fballs": (["tests/test_fballs.py", _C + "test_elementary.py"], None),
+    "dynamics": ([_C + "test_jets_oracle.py", _C + "test_jets_scale.py", "tests/test_fballs.py"],
+                 "not cos_sin"),
+    "defect": ([_C + "test_defect_replay.py", _C + "test_defect_boxes.py"], None),
+    "lohner": ([_C + "test_lohner_oracle.py", _C + "test_replay_rules.py"], None),
+    "replay": (_REPLAY, None),
+}
+
+
+def plan(workdir: Path, modules: list[str], jobs: int) -> int:
+    """Run PLAN's pieces one after another (each in WORKDIR/<module>, its JSON beside it)
+    and write WORKDIR/summary.md: one row per module, with the commit and the date."""
+    rows = []
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    for m in modules:
+        tests, keyword = PLAN[m]
+        out = workdir / f"{m}.json"
+        if not out.exists():  # a piece already done is kept: the plan can be resumed
+            cmd = [sys.executable, __file__, "--modules", m, "--all", "--jobs", str(jobs),
+                   "--workdir", str(workdir / m), "--tests", *tests] + (
+                       ["--keyword", keyword] if keyword else [])
+            res = subprocess.run(cmd, capture_output=True, text=True)
+            text = res.stdout[res.stdout.index("{"):] if "{" in res.stdout else "{}"
+            out.write_text(text)
+        r = json.loads(out.read_text()).get("modules", {}).get(m)
+        rows.append(f"| `{m}.py` | {r['mutants']:,} | {r['killed']:,} | {r['survived']:,} | "
+                    f"{r['not run']:,} | {r['score']} % |" if r else f"| `{m}.py` | failed |")
+    head = ["| module | mutants | killed | survived | not run | score |",
+            "|---|---:|---:|---:|---:|---:|"]
+    (workdir / "summary.md").write_text(
+        f"Commit {commit}, finished {__import__('datetime').datetime.now():%Y-%m-%d %H:%M}, "
+        f"{os.cpu_count()} cores, --jobs {jobs}.\n\n" + "\n".join(head + rows) + "\n")
+    print((workdir / "summary.md").read_text())
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--modules", nargs="*", default=MODULES)
@@ -95,7 +155,14 @@ def main() -> int:
                          "allowlist test fails under mutmut's trampolines by construction)")
     ap.add_argument("--defect", action="store_true",
                     help="the defect replay's selection (DEFECT_FUNCTIONS, DEFECT_TESTS)")
+    ap.add_argument("--plan", nargs="*", default=None, metavar="MODULE",
+                    help="the whole checker (or the named modules), one module a piece, with "
+                         "PLAN's selections; resumable; writes WORKDIR/summary.md")
     args = ap.parse_args()
+    if args.plan is not None:
+        work = Path(args.workdir)
+        work.mkdir(parents=True, exist_ok=True)
+        return plan(work, args.plan or list(PLAN), args.jobs)
     if args.defect:
         args.modules, args.functions, args.tests = ["defect"], DEFECT_FUNCTIONS, DEFECT_TESTS
     work = Path(args.workdir)
