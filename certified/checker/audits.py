@@ -85,6 +85,12 @@ def _triple_sup(c: Fraction, R: Fraction) -> Fraction:
     return (num * den.recip()).hi_q()
 
 
+def _disk_radius(u: Fraction) -> Fraction:
+    """The radius of the disk around a piece's centre u > 0: min(u/2, 4), so that
+    Re ≥ u/2 > 0 on the disk, where both integrands are analytic and the sup bounds hold."""
+    return min(u / 2, Fraction(4))
+
+
 def _integral(kind: str, u0: Fraction, where: str) -> Ball:
     """I(u₀) (pair) or J(u₀) (triple) on [u₀, ∞), at the current scale."""
     return _integral_at(kind, u0, where, scale())
@@ -94,9 +100,8 @@ def _quadrature(kind: str, u0: Fraction, where: str, bits: int) -> Ball:
     """I(u₀) (pair) or J(u₀) (triple) on [u₀, ∞): quadrature to U, proven tail after
     (``bits`` is the scale the caller runs at, part of the cache key only)."""
     U = max(Fraction(64), 2 * (u0.__floor__()) + 2)
-    radius = lambda u: min(u / 2, Fraction(4))  # noqa: E731 - Re ≥ u/2 > 0 on the disk
     series, sup = (_pair_series, _pair_sup) if kind == "pair" else (_triple_series, _triple_sup)
-    body = integrate(series, sup, u0, U, radius, where)
+    body = integrate(series, sup, u0, U, _disk_radius, where)
     Ub = const(U)
     if kind == "pair":  # ∫_U^∞ ≤ e^{−2U}/(2U(1 − e^{−2U}))
         tail = (-(Ub * const(2))).exp() * (Ub * const(2) * (const(1) - (-(Ub * const(2))).exp())).recip()

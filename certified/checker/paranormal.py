@@ -341,18 +341,14 @@ def check_paranormal_enclosure(pb: dict, S: LohnerSet, n: int, d: int) -> None:
             own_w = _image(S, M, None).box()
             for c in range(d - k):
                 lo, hi = row[c]
-                if not (lo <= own_w[c].lo_q() and own_w[c].hi_q() <= hi):
-                    raise CheckFailure(f"tail_lemma.G_differences_at_T[{j}][{c}]",
-                                       f"an interval containing the replayed {own_w[c]!r}",
-                                       f"[{float(lo)!r}, {float(hi)!r}]")
+                stored_contains(f"tail_lemma.G_differences_at_T[{j}][{c}]", lo, hi, own_w[c],
+                                "replayed", f"[{float(lo)!r}, {float(hi)!r}]")
     own = _image(S, block(range(k, d)), None).box().reshape(n, d - k)
     for i in range(n):
         for c in range(d - k):
             lo, hi = pb["g_boxes"][i][c]
-            if not (lo <= own[i, c].lo_q() and own[i, c].hi_q() <= hi):
-                raise CheckFailure(f"tail_lemma.G_boxes_at_T[{i}][{c}]",
-                                   f"an interval containing the replayed {own[i, c]!r}",
-                                   f"[{float(lo)!r}, {float(hi)!r}]")
+            stored_contains(f"tail_lemma.G_boxes_at_T[{i}][{c}]", lo, hi, own[i, c],
+                            "replayed", f"[{float(lo)!r}, {float(hi)!r}]")
 
 
 def check_paranormal_boxes(pb: dict, X: np.ndarray, scale: Ball) -> None:

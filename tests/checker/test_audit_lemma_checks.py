@@ -238,3 +238,137 @@ def test_the_cached_integral_is_keyed_on_the_scale_and_contains_mpmaths(kind, u0
                 assert lo - tol <= ref <= hi + tol, (bits, lo, ref, hi)
                 widths.append(hi - lo)
     assert widths[1] < widths[0] * mpmath.mpf(2) ** -100 and widths[2] == widths[0]
+
+
+# -- the quadrature's ingredients (Lemma C8): sup bounds, disks, the tail at U -----------------
+
+def _pair_f(u):
+    import mpmath
+    return 1 / (u * mpmath.expm1(2 * u))
+
+
+def _triple_f(u):
+    import mpmath
+    return (1 + 2 * mpmath.exp(-u)) / (2 * u * (mpmath.exp(u) - mpmath.exp(-u)))
+
+
+@pytest.mark.parametrize("kind", ["pair", "triple"])
+@pytest.mark.parametrize("c,R", [(F(1), F(1, 2)), (F(3), F(1)), (F(10), F(4)),
+                                 (F(1, 2), F(1, 4))])
+def test_sup_bounds_are_the_lemmas_formula_and_hold_on_the_disk(kind, c, R):
+    """``_pair_sup``/``_triple_sup`` on the disk |u − c| ≤ R (x = c − R > 0) are the
+    lemma's closed forms at x, rounded up by at most 2^-40 relative, and bound |f| at the
+    disk's real point x (where |f| attains them for the pair integrand) and at 64 points of
+    its boundary circle."""
+    import mpmath
+
+    from certified.checker.audits import _pair_sup, _triple_sup
+
+    f, sup = (_pair_f, _pair_sup) if kind == "pair" else (_triple_f, _triple_sup)
+    with mpmath.workdps(60):
+        x = mpmath.mpf((c - R).numerator) / (c - R).denominator
+        closed = 1 / (x * mpmath.expm1(2 * x)) if kind == "pair" else \
+            (1 + 2 * mpmath.exp(-x)) / (2 * x * (mpmath.exp(x) - mpmath.exp(-x)))
+        with scaled(256):
+            s = sup(c, R)
+        s = mpmath.mpf(s.numerator) / s.denominator
+        assert closed <= s <= closed * (1 + mpmath.mpf(2) ** -40)
+        assert abs(f(x)) <= s
+        for k in range(64):
+            u = x + mpmath.mpf(R.numerator) / R.denominator * (1 + mpmath.expjpi(
+                mpmath.mpf(k) / 32))
+            assert abs(f(u)) <= s
+
+
+@pytest.mark.parametrize("u", [F(1, 10), F(1), F(7), F(8), F(9), F(100)])
+def test_each_disk_stays_in_the_right_half_plane(u):
+    """The disk around a centre u has Re ≥ u/2 > 0 (where both integrands are analytic)."""
+    from certified.checker.audits import _disk_radius
+
+    assert 0 < _disk_radius(u) <= u / 2
+
+
+@pytest.mark.parametrize("kind,u0", [("pair", F(1, 3)), ("pair", F(7, 2)),
+                                     ("triple", F(5, 2)), ("triple", F(1, 5))])
+def test_the_integral_at_256_bits_contains_mpmaths_and_is_as_wide_as_its_tail(kind, u0):
+    """At 256 bits the enclosure of I(u₀) or J(u₀) contains mpmath's quadrature at 100
+    digits to 10^-90, and is no wider than the lemma's tail bound at U = 64 plus 2^-200: a
+    tail bound too small misses the value (the true tail is ≈ 10^-58), one too large shows
+    in the width."""
+    import mpmath
+
+    from certified.checker.audits import _integral
+
+    f = _pair_f if kind == "pair" else _triple_f
+    with mpmath.workdps(100):
+        a = mpmath.mpf(u0.numerator) / u0.denominator
+        ref = mpmath.quad(f, [a, a + 1, 8, 32, 64, 96, mpmath.inf])
+        U = mpmath.mpf(64)
+        tail = mpmath.exp(-2 * U) / (2 * U * (1 - mpmath.exp(-2 * U))) if kind == "pair" \
+            else (1 + 2 * mpmath.exp(-U)) * mpmath.exp(-U) / (2 * U * (1 - mpmath.exp(-2 * U)))
+        with scaled(256):
+            b = _integral(kind, u0, "w")
+            lo, hi = (mpmath.mpf(x.numerator) / x.denominator for x in (b.lo_q(), b.hi_q()))
+        tol = mpmath.mpf(10) ** -90
+        assert lo - tol <= ref <= hi + tol
+        assert hi - lo <= tail + mpmath.mpf(2) ** -200
+
+
+def test_s2_scaled_by_two_is_the_same_lemma_at_twice_the_distance(certs):
+    """x ↦ 2x with β ↦ β/4 leaves every score, so u₀ = βa₀² and the integral, unchanged and
+    doubles the limits: the checker accepts the scaled lemma (a u₀ computed as β, or as
+    βa₀/a₀, would not match the stored integral at a₀ = 2)."""
+    lemma, V, B, X0 = _parsed(certs["s2_31"])
+    two = [[2 * x for x in row] for row in X0]
+    quarter = [[x / 4 for x in row] for row in B]
+
+    def doubled(iv):
+        return [str(2 * F(iv[0])), str(2 * F(iv[1]))]
+
+    scaled_lemma = dict(lemma, a0=str(2 * F(lemma["a0"])),
+                        limits_z=[[doubled(iv) for iv in row] for row in lemma["limits_z"]],
+                        distance_between_limits=doubled(lemma["distance_between_limits"]))
+    with scaled(256):
+        facts = check_symmetric(scaled_lemma, V, quarter, two)
+        assert facts["P_star"] == check_symmetric(lemma, V, B, X0)["P_star"]
+        assert _refusal(check_symmetric, lemma, V, quarter, two).startswith(
+            "tail_lemma.a0: Expected ")
+
+
+@pytest.mark.parametrize("field,edit", [
+    ("tail_lemma.a0", lambda m: dict(m, a0="one")),
+    ("tail_lemma.attention_limit", lambda m: dict(m, attention_limit=[
+        ["x"] + row[1:] for row in m["attention_limit"]])),
+])
+def test_s2_names_the_field_of_an_unreadable_number(certs, field, edit):
+    lemma, V, B, X0 = _parsed(certs["s2_31"])
+    with scaled(256):
+        assert _refusal(check_symmetric, edit(lemma), V, B, X0).startswith(f"{field}: ")
+
+
+@pytest.mark.parametrize("got,want,message", [
+    ("1/3", F(1, 2), "w: Expected 1/2. Got '1/3'."),
+    (True, F(1), "w: Expected 1. Got True."),
+    ("9" * 80, F(1), f"w: Expected 1. Got '{'9' * 59}."),
+    ([1], {"a": 1}, "w: Expected an object with the fields ['a']. Got [1]."),
+    ({"a": 1, "b": 2}, {"a": 1}, "w: Expected an object with the fields ['a']. Got "
+                                 "{'a': 1, 'b': 2}."),
+    ({"a": 2}, {"a": 1}, "w.a: Expected 1. Got 2."),
+    ([1], [1, 2], "w: Expected a list of 2. Got [1]."),
+    (5, [1, 2], "w: Expected a list of 2. Got 5."),
+    (list(range(30)), [0], f"w: Expected a list of 1. Got {repr(list(range(30)))[:60]}."),
+    ([1, 3], [1, 2], "w[1]: Expected 2. Got 3."),
+    (True, 1, "w: Expected 1. Got True."),
+    (1.0, 1, "w: Expected 1. Got 1.0."),
+    ("x" * 80, "y", f"w: Expected 'y'. Got '{'x' * 59}."),
+])
+def test_same_compares_exactly_and_says_where(got, want, message):
+    """``audits.same`` (Lemma S0's clusters and the exact limits): Fractions from their
+    text, objects closed, lists by length then item, integers as integers; the stored
+    value shown in at most 60 characters."""
+    from certified.checker.audits import same
+
+    with pytest.raises(CheckFailure) as exc:
+        same(got, want, "w")
+    assert str(exc.value) == message
+    same(want if not isinstance(want, F) else str(want), want, "w")  # and equal passes

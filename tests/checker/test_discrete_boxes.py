@@ -568,3 +568,33 @@ def test_lemma_t10_followers_need_a_within_cluster_margin():
                         F(1, 1000))
     assert str(exc.value) == ("tail_lemma.mu: Expected a within-cluster margin (followers "
                               "exist). Got null.")
+
+
+@pytest.mark.parametrize("w_d,w_e", [(F(1), F(1)), (F(2), F(2)), (F(3, 2), F(1, 3))])
+def test_the_bootstraps_shared_maximum_against_its_formula(w_d, w_e):
+    """``lemmas._bootstrap_max`` (the shape of (Hb) and (Hb′)) against its formula in mpmath,
+    with weights 1 (skipped multiplications), 2 and others, and clusters with and without
+    followers: rounded up, by at most 2^-40 relative."""
+    import mpmath
+
+    from certified.checker.lemmas import _bootstrap_max
+
+    def mp(x: F):
+        return mpmath.mpf(x.numerator) / x.denominator
+
+    leader = [0, 0, 2, 2, 2, 5]
+    eps = {1: F(1, 10), 3: F(1, 7), 4: F(2, 9)}
+    eta, D = F(1, 100), F(3)
+    far, near = mpmath.mpf("1e-3"), mpmath.mpf("1e-2")
+    got = _bootstrap_max(leader, eps, eta, D, far._mpf_, near._mpf_, F(1, 2), F(1), w_d, w_e)
+    with mpmath.workdps(50):
+        d_ref = e_ref = mpmath.mpf(0)
+        for k in sorted(set(leader)):
+            members = [i for i in range(len(leader)) if leader[i] == k]
+            s = mp(sum((eps[j] + eta for j in members if j != k), F(0)))
+            out = len(leader) - len(members)
+            d_ref = max(d_ref, mp(w_d) * (out * mp(D) * far / 2 + s * near))
+            e_ref = max(e_ref, mp(w_e) * (out * mp(D) * far + 2 * s * near))
+        for value, ref in zip(got, (d_ref, e_ref)):
+            v = mpmath.mpf(value)
+            assert ref <= v <= ref * (1 + mpmath.mpf(2) ** -40), (v, ref)

@@ -89,3 +89,22 @@ def test_the_exact_interval_helpers_against_fractions():
     for q in (Fr(4), Fr(9, 16), Fr(0)):  # squares of dyadics: exact
         assert _sqrt_up(q) ** 2 == q
     assert _peval([Fr(1), Fr(2), Fr(3)], Fr(2)) == 17  # 1 + 2·2 + 3·4
+
+
+@pytest.mark.parametrize("s", [Fraction(-2), Fraction(-1, 3), Fraction(0), Fraction(1, 2),
+                               Fraction(1), Fraction(3)])
+@pytest.mark.parametrize("a", [(Fraction(-1), Fraction(2)), (Fraction(1, 5), Fraction(7, 3)),
+                               (Fraction(-4), Fraction(-1, 2))])
+def test_lemma_t4s_interval_helpers_are_the_exact_images(s, a):
+    """``lemmas._scal``, ``_mul``, ``_add``, ``_dot`` on exact intervals: the smallest
+    interval holding every s·x, x·y, x + y (checked on the end points, where the extremes
+    of these bilinear maps lie)."""
+    from certified.checker.lemmas import _add, _dot, _mul, _scal
+
+    ends = [s * a[0], s * a[1]]
+    assert _scal(s, a) == (min(ends), max(ends))
+    b = (s - 1, s + Fraction(1, 4))
+    prods = [x * y for x in a for y in b]
+    assert _mul(a, b) == (min(prods), max(prods))
+    assert _add(a, b) == (a[0] + b[0], a[1] + b[1])
+    assert _dot([a, b], [b, a]) == _add(_mul(a, b), _mul(b, a))
