@@ -148,7 +148,11 @@ def test_the_replay_must_exist_and_be_in_the_lemmas_variable_up_to_its_time(cert
     _refused(c, "integration.replay", "replay data for every step")
     c = copy.deepcopy(certs["t4_21"])
     c["integration"]["variable"] = "x"
-    _refused(c, "integration.variable", "'z' (Lemma T4 is about z)")
+    assert _refused(c, "integration.variable") == (
+        "integration.variable: Expected 'z' (Lemma T4 is about z). Got 'x'.")
+    c = copy.deepcopy(certs["t4_21"])
+    del c["integration"]["variable"]  # absent: the rescaled variable z
+    assert _check_claims_only(_redigest(c)) == "claims checked; steps NOT replayed"
     for name, var in (("t4_21", "z"), ("t7_52", "x")):  # the lemma at T, the replay to T/2
         c = copy.deepcopy(certs[name])
         half = F(c["integration"]["replay"]["t_end"]) / 2
@@ -162,7 +166,9 @@ def test_v_not_scalar_is_replayed_in_x_only(certs):
     c = copy.deepcopy(certs["t7_52"])
     c.update(tail_lemma=None, verdict="undecided", limit=None, timescale=None)
     c["integration"]["variable"] = "z"
-    _refused(c, "integration.variable", "'x' (the checker's field for V ≠ λI")
+    assert _refused(c, "integration.variable") == (
+        "integration.variable: Expected 'x' (the checker's field for V ≠ λI is in the "
+        "original variable). Got 'z'.")
 
 
 def test_replay_step_counts_and_certified_until_are_the_replays(certs):
@@ -504,3 +510,33 @@ def test_an_audits_hypotheses_are_its_lemmas_setting(certs, name, code):
     assert _refused(c, "hypotheses_hold") == (
         f"hypotheses_hold: Expected true (the setting of Lemma {code}, decided exactly by its "
         "check). Got false.")
+
+
+@pytest.mark.parametrize("name", sorted(REPLAYED))
+def test_the_replayed_set_at_T_reaches_the_lemmas_check(certs, name, monkeypatch):
+    """The dispatcher hands the replay the certificate's steps, records, end time, progress
+    and workers, and the set the replay ends with goes to the lemma's own check at T (the
+    replay is replaced by a stand-in that returns a marker at once)."""
+    import dataclasses
+
+    import certified.checker as C
+
+    c = copy.deepcopy(certs[name])
+    code = REPLAYED[name]
+    marker, seen, handed = object(), [], []
+
+    def replay(field, X0, steps, records, t_end, progress, workers, final, run_chunks=None):
+        handed.append((steps, records, t_end, progress, workers, run_chunks))
+        final(marker)
+        return marker
+
+    rule = C.LEMMAS[code]
+    monkeypatch.setattr(C, "replay_steps", replay)
+    monkeypatch.setitem(C.LEMMAS, code, dataclasses.replace(
+        rule, at_T=lambda ctx, parsed, S: seen.append((parsed is not None, S))))
+    progress = lambda k, t: None  # noqa: E731
+    report = check_certificate(c, progress, 3)
+    integ = c["integration"]
+    assert report.valid and seen == [(True, marker)]
+    assert handed == [(integ["steps"], integ["replay"]["records"],
+                       F(integ["replay"]["t_end"]), progress, 3, None)]
