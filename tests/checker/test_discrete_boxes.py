@@ -586,8 +586,10 @@ def test_the_bootstraps_shared_maximum_against_its_formula(w_d, w_e):
     eps = {1: F(1, 10), 3: F(1, 7), 4: F(2, 9)}
     eta, D = F(1, 100), F(3)
     far, near = mpmath.mpf("1e-3"), mpmath.mpf("1e-2")
-    got = _bootstrap_max(leader, eps, eta, D, far._mpf_, near._mpf_, F(1, 2), F(1), w_d, w_e)
-    with mpmath.workdps(50):
+    with scaled(256):  # the precision of the directed operations (module state: set it)
+        got = _bootstrap_max(leader, eps, eta, D, far._mpf_, near._mpf_, F(1, 2), F(1), w_d,
+                             w_e)
+    with mpmath.workdps(150):  # far beyond 256 bits: the reference's own error is negligible
         d_ref = e_ref = mpmath.mpf(0)
         for k in sorted(set(leader)):
             members = [i for i in range(len(leader)) if leader[i] == k]
@@ -597,4 +599,5 @@ def test_the_bootstraps_shared_maximum_against_its_formula(w_d, w_e):
             e_ref = max(e_ref, mp(w_e) * (out * mp(D) * far + 2 * s * near))
         for value, ref in zip(got, (d_ref, e_ref)):
             v = mpmath.mpf(value)
-            assert ref <= v <= ref * (1 + mpmath.mpf(2) ** -40), (v, ref)
+            # v ≥ the exact value, which the 150-digit reference may exceed by 10^-150
+            assert ref * (1 - mpmath.mpf(10) ** -140) <= v <= ref * (1 + mpmath.mpf(2) ** -40)
