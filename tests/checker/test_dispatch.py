@@ -340,7 +340,17 @@ def test_an_audit_must_be_of_the_record_it_is_checked_against(certs):
     _refused(d, "audit.record.instance", "the certificate's instance")
     d = copy.deepcopy(c)
     d["audit"]["record"]["instance"]["time"] = {"discrete": {"dt": "1/10"}}
-    _refused(d, "audit.record.instance")
+    assert _refused(d, "audit.record.instance") == (
+        "audit.record.instance: Expected the certificate's instance. Got another instance.")
+    d = copy.deepcopy(c)  # a record about a variant: not the certificate's instance
+    d["audit"]["record"]["instance"]["variant"] = {"name": "pre-LN"}
+    assert _refused(d, "audit.record.instance") == (
+        "audit.record.instance: Expected the certificate's instance. Got another instance.")
+    d = copy.deepcopy(c)
+    d["audit"]["record"]["instance"]["colour"] = "red"
+    assert _refused(d, "audit.record.instance.colour") == (
+        "audit.record.instance.colour: Expected no such field (the checker cannot re-derive "
+        "it). Got 'red'.")
 
 
 def test_a_missing_field_raises_malformed_not_a_report(certs):
@@ -540,3 +550,18 @@ def test_the_replayed_set_at_T_reaches_the_lemmas_check(certs, name, monkeypatch
     assert report.valid and seen == [(True, marker)]
     assert handed == [(integ["steps"], integ["replay"]["records"],
                        F(integ["replay"]["t_end"]), progress, 3, None)]
+
+
+def test_an_oversized_number_anywhere_is_malformed_before_any_work(certs, monkeypatch):
+    """The certificate's numbers are bounded in size before anything is read from them:
+    an exponent beyond ±100000 in the lemma is malformed, named by its path, and the
+    replay is never reached."""
+    import certified.checker as C
+
+    c = copy.deepcopy(certs["t4_21"])
+    c["tail_lemma"]["T"] = "1e999999"
+    monkeypatch.setattr(C, "replay_steps", lambda *a, **k: pytest.fail("replayed"))
+    with pytest.raises(Malformed) as exc:
+        check_certificate(_redigest(c))
+    assert str(exc.value) == ("tail_lemma.T: the number '1e999999' has a decimal exponent "
+                              "beyond ±100000")
