@@ -565,3 +565,14 @@ def test_an_oversized_number_anywhere_is_malformed_before_any_work(certs, monkey
         check_certificate(_redigest(c))
     assert str(exc.value) == ("tail_lemma.T: the number '1e999999' has a decimal exponent "
                               "beyond ±100000")
+
+
+def test_a_certificates_hypotheses_under_s1_s2_are_the_theorems(certs):
+    """Outside an audit, Lemmas S1 and S2 decide a theorem's instance: a ``false`` there is
+    refused as the theorem's hypotheses proved (not as the lemma's setting)."""
+    c = copy.deepcopy(certs["s2_31"])
+    assert c["hypotheses_hold"] is True
+    c["hypotheses_hold"] = False
+    assert _refused(c, "hypotheses_hold") == (
+        "hypotheses_hold: Expected true (the hypotheses of theorem 3.1 proved exactly by the "
+        "checker). Got false.")
