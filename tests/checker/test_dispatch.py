@@ -576,3 +576,48 @@ def test_a_certificates_hypotheses_under_s1_s2_are_the_theorems(certs):
     assert _refused(c, "hypotheses_hold") == (
         "hypotheses_hold: Expected true (the hypotheses of theorem 3.1 proved exactly by the "
         "checker). Got false.")
+
+
+def test_an_audits_report_is_the_lemmas_then_its_claims(certs):
+    rep = check_certificate(copy.deepcopy(certs["audit_theorem_5_2_third_party"]))
+    assert rep.valid is True and rep.message == (
+        "valid: Lemma S0 re-checked (exact setting, constant P enclosed); 3 claim verdicts "
+        "re-judged; claims: conclusion-5-2 [Theorem 5.2's conclusion holds]: holds; "
+        "two-limits [number of distinct limits of z = 2]: holds; boolean [lim P is Boolean]: "
+        "fails")
+
+
+@pytest.mark.parametrize("where", ["before", "at_T", "arithmetic"])
+def test_a_failures_report_is_false_with_its_steps_and_time(certs, monkeypatch, where):
+    """A refused certificate's report: ``valid`` is False itself (not another falsy value),
+    the steps replayed before the failure (0 before the replay), and the seconds it took,
+    between 0 and the time the call took."""
+    import time as _time
+
+    import certified.checker as C
+    from certified.checker.balls import BallError
+
+    c = copy.deepcopy(certs["t4_21"])
+    n = len(c["integration"]["replay"]["records"])
+    if where == "before":
+        c["verdict"] = "refuted"
+    else:
+        def replay(field, X0, steps, records, t_end, progress, workers, final, run_chunks=None):
+            if where == "arithmetic":
+                raise BallError("a quotient by a ball containing 0")
+            final(object())
+
+        def at_T(ctx, parsed, S):
+            ctx.steps_checked = n  # the count the context holds when the check fails
+            raise CheckFailure("tail_lemma.boxes_at_T[0][0]", "an interval", "another")
+        monkeypatch.setattr(C, "replay_steps", replay)
+        monkeypatch.setitem(C.LEMMAS, "T4", __import__("dataclasses").replace(
+            C.LEMMAS["T4"], at_T=at_T))
+    t0 = _time.perf_counter()
+    rep = check_certificate(_redigest(c))
+    took = _time.perf_counter() - t0
+    assert rep.valid is False and 0 <= rep.seconds <= took
+    assert rep.steps_checked == (n if where == "at_T" else 0)
+    if where == "arithmetic":
+        assert rep.message.startswith("arithmetic: Expected enclosures the checker can "
+                                      "evaluate. ")
