@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True,
@@ -39,3 +40,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _balls_scale_restored():
+    """The checker's balls' scale is module state (``set_scale``): every test gets it back
+    as it found it, so a test that sets it cannot change how a later test reads its balls
+    (two pytest sessions in one process, as a mutation run makes, showed it)."""
+    from certified.checker import balls
+
+    before = balls.scale()
+    yield
+    balls.set_scale(before)

@@ -24,7 +24,7 @@ from certified import Instance
 from certified.verdict.certificate import to_certificate
 from certified.verdict.certify import certify
 from certified.checker import CheckFailure, check_certificate, digest
-from certified.checker.balls import Ball, const, interval, set_scale
+from certified.checker.balls import Ball, const, interval, scaled, set_scale
 from certified.cli import main
 
 
@@ -734,17 +734,19 @@ def test_chunked_replay_falls_back_when_a_restart_fails(cert):
         mid, rad = (F(lo) + F(hi)) / 2, (F(hi) - F(lo)) / 2
         r[i] = [str(mid - rad * 10**6), str(mid + rad * 10**6)]
     redigest(c)
-    set_scale(int(c["integration"]["bits"]) + 64)
     field = Field(F(1), [[F(1)]], 3, c["integration"]["variable"])
-    try:
-        R._JOB = (field, steps, recs, 3, [0, 0])
-        assert R._chunk(cut, len(recs), 1) is None
-        done = [0, 0]  # steps finished per chunk, the parent's progress
-        R._JOB = (field, steps, cert["integration"]["replay"]["records"], 3, done)
-        assert R._chunk(cut, len(recs), 1) is not None  # the untouched certificate restarts
-        assert done == [0, len(recs) - cut]
-    finally:
-        R._JOB = None
+    # the balls' scale is module state: set for these calls only (a scale left behind
+    # changes how a later test reads its balls)
+    with scaled(int(c["integration"]["bits"]) + 64):
+        try:
+            R._JOB = (field, steps, recs, 3, [0, 0])
+            assert R._chunk(cut, len(recs), 1) is None
+            done = [0, 0]  # steps finished per chunk, the parent's progress
+            R._JOB = (field, steps, cert["integration"]["replay"]["records"], 3, done)
+            assert R._chunk(cut, len(recs), 1) is not None  # the untouched one restarts
+            assert done == [0, len(recs) - cut]
+        finally:
+            R._JOB = None
     rep = check_certificate(c, workers=2)
     assert rep.valid, rep.message
     assert rep.steps_checked == len(recs)

@@ -166,12 +166,12 @@ def test_the_replay_returns_the_set_at_the_end_whatever_the_chunks(cert, workers
     field = Field(Fraction(1), [[Fraction(1)]], len(X0), integ["variable"])
     args = (field, X0, integ["steps"], integ["replay"]["records"],
             Fraction(integ["replay"]["t_end"]))
-    with scaled(int(integ["bits"]) + 64):
+    with scaled(int(integ["bits"]) + 64):  # the balls are read at their own scale too
         one = replay_mod.replay_steps(*args)
         many = replay_mod.replay_steps(*args, workers=workers, run_chunks=_threads)
-    for a, b in zip(one.box(), many.box()):
-        assert a.lo_q() <= b.hi_q() and b.lo_q() <= a.hi_q(), (a, b)
-        assert a.hi_q() - a.lo_q() < Fraction(1, 10**30)
+        for a, b in zip(one.box(), many.box()):
+            assert a.lo_q() <= b.hi_q() and b.lo_q() <= a.hi_q(), (a, b)
+            assert a.hi_q() - a.lo_q() < Fraction(1, 10**30)
 
 
 def test_chunks_in_threads_all_pass(cert, reference):
