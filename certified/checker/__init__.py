@@ -306,7 +306,7 @@ def _check_hypotheses(ctx: _Ctx, code: str | None) -> None:
             else f"cannot confirm the hypotheses of theorem {ctx.obj['theorem']})"), "true")
     if claim is False and truth is True:
         raise CheckFailure("hypotheses_hold", "true (" + (
-            f"the setting of Lemma {code}, decided exactly by its check" if ctx.audit is not None
+            f"the setting of Lemma {code}, which its check decides exactly" if ctx.audit is not None
             and code in ("S0", "S1", "S2") else
             f"the hypotheses of theorem {ctx.obj['theorem']} proved exactly by the checker")
             + ")", "false")

@@ -228,16 +228,20 @@ def test_the_cached_integral_is_keyed_on_the_scale_and_contains_mpmaths(kind, u0
         (lambda u: (1 + 2 * mpmath.exp(-u)) / (2 * u * (mpmath.exp(u) - mpmath.exp(-u))))
     with mpmath.workdps(60):
         ref = mpmath.quad(f, [mpmath.mpf(u0.numerator) / u0.denominator, 8, 64, mpmath.inf])
-        tol = mpmath.mpf(10) ** -50  # mpmath's own error, far below both radii
+        tol = mpmath.mpf(10) ** -55  # mpmath's own error at 60 digits, below both widths
         widths = []
-        for bits in (64, 256, 64):
+        for bits in (160, 256, 160):
             with scaled(bits):
                 b = _integral(kind, u0, "w")
                 assert _integral(kind, u0, "w") is b
                 lo, hi = (mpmath.mpf(x.numerator) / x.denominator for x in (b.lo_q(), b.hi_q()))
                 assert lo - tol <= ref <= hi + tol, (bits, lo, ref, hi)
                 widths.append(hi - lo)
-    assert widths[1] < widths[0] * mpmath.mpf(2) ** -100 and widths[2] == widths[0]
+    # narrow enough at both scales that a ball read at the other scale (2^96 off) misses:
+    # measured 3e-15 (pair) and 1.3e-30 (triple) at 160 bits; at 256 bits the tail bound at
+    # U = 64 (≈ 2e-58 for the pair, ≈ 1.3e-30 for the triple, whose tail is e^-U)
+    assert widths[0] < mpmath.mpf(10) ** -12 and widths[1] < mpmath.mpf(10) ** -29
+    assert widths[1] < widths[0] and widths[2] == widths[0]
 
 
 # -- the quadrature's ingredients (Lemma C8): sup bounds, disks, the tail at U -----------------

@@ -518,8 +518,8 @@ def test_an_audits_hypotheses_are_its_lemmas_setting(certs, name, code):
     c = copy.deepcopy(certs[name])
     c["hypotheses_hold"] = False
     assert _refused(c, "hypotheses_hold") == (
-        f"hypotheses_hold: Expected true (the setting of Lemma {code}, decided exactly by its "
-        "check). Got false.")
+        f"hypotheses_hold: Expected true (the setting of Lemma {code}, which its check "
+        "decides exactly). Got false.")
 
 
 @pytest.mark.parametrize("name", sorted(REPLAYED))

@@ -78,6 +78,8 @@ def test_every_stored_family_is_compared(replayed):
     assert sum(w.startswith("tail_lemma.G_boxes_at_T") for w in seen) == n * (d - k)
     assert sum(w.startswith("tail_lemma.differences_at_T") for w in seen) == \
         k * len(pn["diffs"])
+    assert sum(w.startswith("tail_lemma.G_differences_at_T") for w in seen) == \
+        (d - k) * len(pn.get("W", {}))
 
 
 def test_each_end_may_touch_the_replayed_ball_and_not_cross_it(replayed):
@@ -107,3 +109,22 @@ def test_each_end_may_touch_the_replayed_ball_and_not_cross_it(replayed):
                         f"{where}: Expected an interval containing the replayed {ball!r}. "
                         f"Got [{float(edited[0])!r}, {float(edited[1])!r}].")
                     assert not exc.value.final  # they overlap: a finer replay may pass
+
+
+def test_a_stored_interval_disjoint_from_the_replayed_one_is_final(replayed):
+    """Every family, G boxes and G differences included: a stored interval that misses the
+    replayed ball entirely is a final failure (the ball holds the true value, so no retry
+    at more bits can pass)."""
+    bits, pn, S, n, d, seen = replayed
+    firsts: dict[str, str] = {}
+    for where in seen:
+        firsts.setdefault(where.split("[")[0], where)
+    with scaled(bits):
+        for where in firsts.values():
+            hi = seen[where].hi_q()
+            p = copy.deepcopy(pn)
+            row, c = _slot(p, where)
+            row[c] = (hi + 1, hi + 2)
+            with pytest.raises(CheckFailure) as exc:
+                check_paranormal_enclosure(p, S, n, d)
+            assert exc.value.where == where and exc.value.final
