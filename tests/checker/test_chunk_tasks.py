@@ -156,7 +156,7 @@ def test_the_replay_returns_the_set_at_the_end_whatever_the_chunks(cert, workers
     """``replay_steps`` returns the checker's set at t_end: through an executor, the last
     chunk's set, restarted from a stored set (Lemma C12), so not the sequential replay's
     set but an enclosure of the same solutions at the same time: every coordinate meets
-    the sequential one (boxes about 3e-17 wide at the certificate's 72 bits; another
+    the sequential one (boxes about 3e-17 wide at the certificate's 54 bits; another
     chunk's set, at an earlier time, would not)."""
     from certified.checker.balls import scaled
     from certified.checker.dynamics import Field
