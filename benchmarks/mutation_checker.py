@@ -21,6 +21,7 @@ Results and the reason each survivor survives: proofs_notes/checker.md, "Mutatio
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import re
@@ -147,7 +148,7 @@ def plan(workdir: Path, modules: list[str], jobs: int) -> int:
     head = ["| module | mutants | killed | survived | not run | score |",
             "|---|---:|---:|---:|---:|---:|"]
     (workdir / "summary.md").write_text(
-        f"Commit {commit}, finished {__import__('datetime').datetime.now():%Y-%m-%d %H:%M}, "
+        f"Commit {commit}, finished {datetime.datetime.now():%Y-%m-%d %H:%M}, "
         f"{os.cpu_count()} cores, --jobs {jobs}.\n\n" + "\n".join(head + rows) + "\n")
     print((workdir / "summary.md").read_text())
     return 0

@@ -296,7 +296,8 @@ def _check_hypotheses(ctx: _Ctx, code: str | None) -> None:
     claim = ctx.obj.get("hypotheses_hold")
     if claim is None:
         return
-    if ctx.audit is not None and code in ("S0", "S1", "S2"):
+    audit_lemma = ctx.audit is not None and code in ("S0", "S1", "S2")
+    if audit_lemma:
         truth: bool | None = True  # or the lemma's check fails
     else:
         truth = decide(str(ctx.obj["theorem"]), ctx.V, ctx.B, ctx.X0)
@@ -306,8 +307,7 @@ def _check_hypotheses(ctx: _Ctx, code: str | None) -> None:
             else f"cannot confirm the hypotheses of theorem {ctx.obj['theorem']})"), "true")
     if claim is False and truth is True:
         raise CheckFailure("hypotheses_hold", "true (" + (
-            f"the setting of Lemma {code}, which its check decides exactly" if ctx.audit is not None
-            and code in ("S0", "S1", "S2") else
+            f"the setting of Lemma {code}, which its check decides exactly" if audit_lemma else
             f"the hypotheses of theorem {ctx.obj['theorem']} proved exactly by the checker")
             + ")", "false")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from fractions import Fraction as F
 
+import mpmath
 import mpmath.libmp as L
 import pytest
 
@@ -215,26 +216,36 @@ def test_s1_s2_limit_objects_refusals_word_for_word(certs):
                 "tail_lemma.clusters: Expected ")
 
 
+def _mp(q: F):
+    """The rational q as an mpf at mpmath's working precision."""
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def _pair_f(u):  # the S1 integrand 1/(u(e^{2u} − 1))
+    return 1 / (u * mpmath.expm1(2 * u))
+
+
+def _triple_f(u):  # the S2 integrand (1 + 2e^{−u})/(2u(e^u − e^{−u}))
+    return (1 + 2 * mpmath.exp(-u)) / (2 * u * (mpmath.exp(u) - mpmath.exp(-u)))
+
+
 @pytest.mark.parametrize("kind,u0", [("pair", F(1, 3)), ("triple", F(5, 2))])
 def test_the_cached_integral_is_keyed_on_the_scale_and_contains_mpmaths(kind, u0):
     """``_integral`` is cached per (kind, u₀, field, scale): each scale gets its own ball,
     which contains mpmath's quadrature at 60 digits and narrows with the scale, and a
     repeated call is the same ball."""
-    import mpmath
-
     from certified.checker.audits import _integral
 
-    f = (lambda u: 1 / (u * mpmath.expm1(2 * u))) if kind == "pair" else \
-        (lambda u: (1 + 2 * mpmath.exp(-u)) / (2 * u * (mpmath.exp(u) - mpmath.exp(-u))))
+    f = _pair_f if kind == "pair" else _triple_f
     with mpmath.workdps(60):
-        ref = mpmath.quad(f, [mpmath.mpf(u0.numerator) / u0.denominator, 8, 64, mpmath.inf])
+        ref = mpmath.quad(f, [_mp(u0), 8, 64, mpmath.inf])
         tol = mpmath.mpf(10) ** -55  # mpmath's own error at 60 digits, below both widths
         widths = []
         for bits in (160, 256, 160):
             with scaled(bits):
                 b = _integral(kind, u0, "w")
                 assert _integral(kind, u0, "w") is b
-                lo, hi = (mpmath.mpf(x.numerator) / x.denominator for x in (b.lo_q(), b.hi_q()))
+                lo, hi = _mp(b.lo_q()), _mp(b.hi_q())
                 assert lo - tol <= ref <= hi + tol, (bits, lo, ref, hi)
                 widths.append(hi - lo)
     # narrow enough at both scales that a ball read at the other scale (2^96 off) misses:
@@ -246,16 +257,6 @@ def test_the_cached_integral_is_keyed_on_the_scale_and_contains_mpmaths(kind, u0
 
 # -- the quadrature's ingredients (Lemma C8): sup bounds, disks, the tail at U -----------------
 
-def _pair_f(u):
-    import mpmath
-    return 1 / (u * mpmath.expm1(2 * u))
-
-
-def _triple_f(u):
-    import mpmath
-    return (1 + 2 * mpmath.exp(-u)) / (2 * u * (mpmath.exp(u) - mpmath.exp(-u)))
-
-
 @pytest.mark.parametrize("kind", ["pair", "triple"])
 @pytest.mark.parametrize("c,R", [(F(1), F(1, 2)), (F(3), F(1)), (F(10), F(4)),
                                  (F(1, 2), F(1, 4))])
@@ -264,22 +265,18 @@ def test_sup_bounds_are_the_lemmas_formula_and_hold_on_the_disk(kind, c, R):
     lemma's closed forms at x, rounded up by at most 2^-40 relative, and bound |f| at the
     disk's real point x (where |f| attains them for the pair integrand) and at 64 points of
     its boundary circle."""
-    import mpmath
-
     from certified.checker.audits import _pair_sup, _triple_sup
 
     f, sup = (_pair_f, _pair_sup) if kind == "pair" else (_triple_f, _triple_sup)
     with mpmath.workdps(60):
-        x = mpmath.mpf((c - R).numerator) / (c - R).denominator
-        closed = 1 / (x * mpmath.expm1(2 * x)) if kind == "pair" else \
-            (1 + 2 * mpmath.exp(-x)) / (2 * x * (mpmath.exp(x) - mpmath.exp(-x)))
+        x = _mp(c - R)
+        closed = f(x)  # the lemma's closed form is the integrand at the disk's real point x
         with scaled(256):
-            s = sup(c, R)
-        s = mpmath.mpf(s.numerator) / s.denominator
+            s = _mp(sup(c, R))
         assert closed <= s <= closed * (1 + mpmath.mpf(2) ** -40)
         assert abs(f(x)) <= s
         for k in range(64):
-            u = x + mpmath.mpf(R.numerator) / R.denominator * (1 + mpmath.expjpi(
+            u = x + _mp(R) * (1 + mpmath.expjpi(
                 mpmath.mpf(k) / 32))
             assert abs(f(u)) <= s
 
@@ -299,20 +296,18 @@ def test_the_integral_at_256_bits_contains_mpmaths_and_is_as_wide_as_its_tail(ki
     digits to 10^-90, and is no wider than the lemma's tail bound at U = 64 plus 2^-200: a
     tail bound too small misses the value (the true tail is ≈ 10^-58), one too large shows
     in the width."""
-    import mpmath
-
     from certified.checker.audits import _integral
 
     f = _pair_f if kind == "pair" else _triple_f
     with mpmath.workdps(100):
-        a = mpmath.mpf(u0.numerator) / u0.denominator
+        a = _mp(u0)
         ref = mpmath.quad(f, [a, a + 1, 8, 32, 64, 96, mpmath.inf])
         U = mpmath.mpf(64)
         tail = mpmath.exp(-2 * U) / (2 * U * (1 - mpmath.exp(-2 * U))) if kind == "pair" \
             else (1 + 2 * mpmath.exp(-U)) * mpmath.exp(-U) / (2 * U * (1 - mpmath.exp(-2 * U)))
         with scaled(256):
             b = _integral(kind, u0, "w")
-            lo, hi = (mpmath.mpf(x.numerator) / x.denominator for x in (b.lo_q(), b.hi_q()))
+            lo, hi = _mp(b.lo_q()), _mp(b.hi_q())
         tol = mpmath.mpf(10) ** -90
         assert lo - tol <= ref <= hi + tol
         assert hi - lo <= tail + mpmath.mpf(2) ** -200
