@@ -90,7 +90,7 @@ _CLAIMS = TESTS + [_C + t for t in (
     "test_dispatch.py", "test_discrete_boxes.py", "test_exact_lemma_checks.py",
     "test_quadrature.py", "test_audit_lemma_checks.py", "test_stationary_oracle.py",
     "test_limits.py", "test_generated_types.py", "test_accepted_edits.py", "test_reading.py",
-    "test_enclosure_at_T.py")]
+    "test_enclosure_at_T.py", "test_cross_terms_oracle.py")]
 _ORACLES = [_C + t for t in ("test_balls_oracle.py", "test_balls_exp.py", "test_elementary.py",
                              "test_quadrature.py", "test_selftest_and_independence.py",
                              "test_readers.py")]
