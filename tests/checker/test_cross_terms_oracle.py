@@ -143,15 +143,18 @@ def oracle(lem: dict, B: list) -> dict:
     as interval sums (the enclosure the lemma's check states); m_margin likewise for (Hm)."""
     with mpmath.workprec(PREC), _iv_prec(PREC):
         f = {k: Q(lem[k]) for k in ("lambda", "T", "Y", "Z", "g", "eta", "delta", "Delta1",
-                                     "nu", "m", "mu")}
+                                     "nu", "m")}
+        f["mu"] = Q(lem["mu"]) if lem["mu"] is not None else None
         lam, T_, Y = f["lambda"], f["T"], f["Y"]
         k, d = lem["dim_F"], len(B)
         P = [[Q(x) for x in r] for r in lem["G_metric"]] if "G_metric" in lem else None
         h_fg = sum(abs(B[i][j]) for i in range(k) for j in range(k, d))
         h_gf = sum(abs(B[i][j]) for i in range(k, d) for j in range(k))
         e1, e2 = mpmath.exp(-_m(lam * T_)), mpmath.exp(-2 * _m(lam * T_))
-        eps = max(abs(Q(v)) for r in lem["differences_at_T"].values() for p in r for v in p)
-        dbar = max(_g_norm(r, P) for r in lem["G_differences_at_T"].values()) + _m(f["Delta1"])
+        eps = max((abs(Q(v)) for r in lem["differences_at_T"].values() for p in r for v in p),
+                  default=Q(0))  # no followers: ε = 0, Δ̄ = Δ₁
+        dbar = max((_g_norm(r, P) for r in lem["G_differences_at_T"].values()),
+                   default=mpmath.mpf(0)) + _m(f["Delta1"])
         kappa = 2 * _m(f["Z"] * Y * (h_fg + h_gf)) * e1 + 2 * _m(f["g"] * Y * Y) * e2
         kappa_mu = _m(Y * h_gf * (eps + f["eta"])) * e1 + _m(f["g"] * Y) * dbar * e2
         leader = lem["leader_map"]
@@ -161,8 +164,8 @@ def oracle(lem: dict, B: list) -> dict:
         def t(x: Q) -> mpmath.mpf:
             return mpmath.exp(-_m(x) * beta) / (_m(x) * beta)
         delta0 = _m(f["nu"] / lam) * max(
-            2 * (leader.count(c) - 1) * dbar * t(f["mu"]) + 2 * (n - leader.count(c)) * _m(Y)
-            * t(f["m"]) for c in set(leader))
+            (2 * (leader.count(c) - 1) * dbar * t(f["mu"]) if leader.count(c) > 1 else 0)
+            + 2 * (n - leader.count(c)) * _m(Y) * t(f["m"]) for c in set(leader))
         r_, eta, D1 = f["delta"] + f["eta"], f["eta"], f["Delta1"]
         X = [[_hull(Q(a) - r_, Q(b) + r_) for a, b in row] for row in lem["boxes_at_T"]]
         L = [[_hull(Q(a) - f["delta"], Q(b) + f["delta"]) for a, b in row]
@@ -187,7 +190,8 @@ def oracle(lem: dict, B: list) -> dict:
                 sups.append(_end(val, True))
         # interval ends as mpf: iv's ends at 300 bits, far inside the 10⁻²⁵ moves
         return {"kappa": kappa, "kappa_mu": kappa_mu, "Delta0": delta0,
-                "mu_margin": -max(sups) - _m(lem["kappa_mu"]) if "kappa_mu" in lem else None,
+                "mu_margin": -max(sups) - _m(lem["kappa_mu"]) if "kappa_mu" in lem and sups
+                else None,
                 "m_margin": margin_m - _m(lem["kappa"]) if "kappa" in lem else None}
 
 
@@ -277,6 +281,58 @@ def test_the_cluster_of_three_sets_delta0():
         with mpmath.workprec(PREC):
             claim = _near(o["Delta0"] * (ck - 1) / 2, True)
         assert _outcome(dict(lem, Delta0=claim), B) == want, ck
+
+
+def _delta0_edges(lem: dict) -> None:
+    """Δ₀ just above the oracle's bound is accepted, just below it refused."""
+    with mpmath.workprec(PREC):
+        need = oracle(lem, B)["Delta0"]
+    assert _outcome(dict(lem, Delta0=_near(need, True)), B) == "VALID"
+    assert _outcome(dict(lem, Delta0=_near(need, False)), B) == "tail_lemma.Delta0"
+
+
+def test_the_tokens_alone_set_delta0_when_m_is_the_smaller_margin():
+    """With m = 1/5 < μ the far term 2(n − c_k)Y·t(m) dominates Δ₀'s bound, the largest
+    for a token alone (c_k = 1: 2·4·Y·t(m)); the edges then test that term's factor."""
+    lem = dict(lemma_for(B), m="1/5", rate_constant="1/5")
+    with mpmath.workprec(PREC):
+        beta = mpmath.exp(2 * _m(LAM * T))
+        far = 2 * 4 * _m(lem["Y"]) * mpmath.exp(-beta / 5) / (beta / 5) * _m(Q(1, 3))
+        assert abs(oracle(lem, B)["Delta0"] - far) <= mpmath.mpf("1e-60") * far
+    _delta0_edges(lem)
+
+
+def test_no_followers():
+    """Three tokens each alone (tokens 0, 3 and 4 of the record): no μ, ε = 0 and
+    Δ̄ = Δ₁ in κ_μ's bound (κ_μ is still a claim of the combined margin), and Δ₀'s bound
+    2(n − 1)Y·t(m)·ν/λ."""
+    full = lemma_for(B)
+    keep = [0, 3, 4]
+    lem = dict(full, leader_map=[0, 1, 2], mu=None, rate_constant="1",
+               differences_at_T={}, G_differences_at_T={},
+               boxes_at_T=[full["boxes_at_T"][i] for i in keep],
+               G_boxes_at_T=[full["G_boxes_at_T"][i] for i in keep])
+
+    def outcome(edited: dict) -> str:
+        try:
+            check_paranormal(copy.deepcopy(edited), V, B, 3)
+        except CheckFailure as exc:
+            return exc.where
+        return "VALID"
+    o = oracle(lem, B)
+    assert o["mu_margin"] is None
+    with mpmath.workprec(PREC):
+        Y, h_gf, eta, g = _m(lem["Y"]), _m(Q(1, 4) + Q(1, 6) + Q(1, 3) + Q(1, 8)), _m(
+            lem["eta"]), _m(lem["g"])
+        want = Y * h_gf * eta * mpmath.exp(-3) + g * Y * _m(lem["Delta1"]) * mpmath.exp(-6)
+        assert abs(o["kappa_mu"] - want) <= mpmath.mpf("1e-60") * want
+        beta = mpmath.exp(2 * _m(LAM * T))
+        far = 2 * 2 * Y * mpmath.exp(-beta) / beta * _m(Q(1, 3))
+        assert abs(o["Delta0"] - far) <= mpmath.mpf("1e-60") * far
+    assert outcome(lem) == "VALID"
+    for key, field in (("kappa_mu", "tail_lemma.kappa_mu"), ("Delta0", "tail_lemma.Delta0")):
+        assert outcome(dict(lem, **{key: _near(o[key], True)})) == "VALID", key
+        assert outcome(dict(lem, **{key: _near(o[key], False)})) == field, key
 
 
 def test_cross_vectors_use_both_G_columns():
