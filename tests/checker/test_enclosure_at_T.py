@@ -29,8 +29,10 @@ FIELDS = {"boxes_at_T": "boxes", "differences_at_T": "diffs", "G_boxes_at_T": "g
 
 @pytest.fixture(scope="module", params=["t8_52", "t8_52_line"])
 def replayed(request, certs):
-    """(bits, parsed lemma, replayed set at T, n, d, {field: ball}) for one fixture; the
-    balls are the ones each comparison received, recorded on the unedited lemma."""
+    """(bits, parsed lemma, replayed set at T, n, d, {field: ball}, stored fields) for one
+    fixture; the balls are the ones each comparison received, recorded on the unedited
+    lemma; the stored fields are the certificate's own (not the parsed lemma's: a parse
+    that dropped a family would drop it from both sides of a comparison)."""
     c = certs[request.param]
     inst, integ = c["instance"], c["integration"]
     V, Q, K, X0 = ([[F(x) for x in r] for r in inst[k]] for k in ("V", "Q", "K", "X0"))
@@ -56,7 +58,7 @@ def replayed(request, certs):
             check_paranormal_enclosure(pn, S, n, d)
         finally:
             mp.undo()
-    return bits, pn, S, n, d, seen
+    return bits, pn, S, n, d, seen, frozenset(c["tail_lemma"])
 
 
 def _slot(pn: dict, where: str) -> tuple[list, int]:
@@ -67,25 +69,26 @@ def _slot(pn: dict, where: str) -> tuple[list, int]:
 
 def test_every_stored_family_is_compared(replayed):
     """F boxes for every token and coordinate of F, a difference per follower, and for a
-    G-part the G boxes and, with a cross term, the G differences."""
-    _, pn, _, n, d, seen = replayed
+    G-part the G boxes and, with a cross term, the G differences: one comparison for each
+    interval the certificate stores."""
+    _, pn, _, n, d, seen, stored = replayed
     k = pn["k"]
     names = {w.removeprefix("tail_lemma.").split("[")[0] for w in seen}
     assert names == {"boxes_at_T", "G_boxes_at_T"} | (
         {"differences_at_T"} if pn["diffs"] else set()) | (
-        {"G_differences_at_T"} if "W" in pn else set())
+        {"G_differences_at_T"} if "G_differences_at_T" in stored and pn["diffs"] else set())
     assert sum(w.startswith("tail_lemma.boxes_at_T") for w in seen) == n * k
     assert sum(w.startswith("tail_lemma.G_boxes_at_T") for w in seen) == n * (d - k)
     assert sum(w.startswith("tail_lemma.differences_at_T") for w in seen) == \
         k * len(pn["diffs"])
-    assert sum(w.startswith("tail_lemma.G_differences_at_T") for w in seen) == \
-        (d - k) * len(pn.get("W", {}))
+    assert sum(w.startswith("tail_lemma.G_differences_at_T") for w in seen) == (
+        (d - k) * len(pn["diffs"]) if "G_differences_at_T" in stored else 0)
 
 
 def test_each_end_may_touch_the_replayed_ball_and_not_cross_it(replayed):
     """For the first and last interval of each family: an end equal to the replayed ball's
     is accepted; one moved 2^-(P+8) inside it is refused, word for word, at that field."""
-    bits, pn, S, n, d, seen = replayed
+    bits, pn, S, n, d, seen, _ = replayed
     families: dict[str, list[str]] = {}
     for where in seen:
         families.setdefault(where.split("[")[0], []).append(where)
@@ -115,7 +118,7 @@ def test_a_stored_interval_disjoint_from_the_replayed_one_is_final(replayed):
     """Every family, G boxes and G differences included: a stored interval that misses the
     replayed ball entirely is a final failure (the ball holds the true value, so no retry
     at more bits can pass)."""
-    bits, pn, S, n, d, seen = replayed
+    bits, pn, S, n, d, seen, _ = replayed
     firsts: dict[str, str] = {}
     for where in seen:
         firsts.setdefault(where.split("[")[0], where)
