@@ -9,6 +9,7 @@ gYΔ̄e^{−2λT}, (ν/λ)·max_k[…] ≤ Δ₀ < Δ₁."""
 
 from __future__ import annotations
 
+import copy
 from fractions import Fraction
 
 import mpmath
@@ -240,3 +241,60 @@ def test_the_step_size_condition_at_equality_is_accepted():
         with pytest.raises(CheckFailure) as exc:
             check_paranormal(dict(c[TL], nu=nu), V, B, 4, dt=Q(21, 100))
         assert exc.value.where == field, str(exc.value)
+
+
+def _centre_case(S: list[list[Q]]):
+    """t8_52's parsed lemma with the basis read as S (only the centres use it), and the
+    certificate with each centre set to S_F·(box ± δ₀) recomputed here from every product
+    of an entry and an end (an oracle independent of the checker's sign rule)."""
+    c = copy.deepcopy(edges.cert(P))
+    V, B = edges.instance_matrices(P)
+    X0 = [[Q(x) for x in r] for r in c["instance"]["X0"]]
+    pb = dict(check_paranormal(copy.deepcopy(c[TL]), V, B, len(X0)), S=S)
+    k, d0 = pb["k"], pb["delta0"]
+    for cl in c["limit"]["clusters"]:
+        box = [(lo - d0, hi + d0) for lo, hi in pb["boxes"][cl["leader"]]]
+        cl["center"] = [[str(sum(min(S[r][j] * e for e in box[j]) for j in range(k))),
+                         str(sum(max(S[r][j] * e for e in box[j]) for j in range(k)))]
+                        for r in range(len(S))]
+    return c, pb, X0
+
+
+def test_centres_with_fractional_basis_entries():
+    """Each centre contains S_F·(box ± δ₀), whose ends take each entry's sign into account:
+    with entries in (0, 1) and negative ones (every fixture's basis has entries 0 and 1),
+    the exact centre is accepted and a centre missing either end by 10⁻³⁰ is refused."""
+    from certified.checker.paranormal import check_paranormal_verdict
+
+    S = [[Q(1, 2), Q(-1, 3), Q(0)], [Q(1, 4), Q(3, 5), Q(0)], [Q(0), Q(0), Q(1)]]
+    c, pb, X0 = _centre_case(S)
+    check_paranormal_verdict(c, pb, X0)
+    for end, move in ((0, Q(1, 10 ** 30)), (1, -Q(1, 10 ** 30))):
+        for idx, r in ((0, 0), (1, 1)):
+            bad = copy.deepcopy(c)
+            iv = bad["limit"]["clusters"][idx]["center"][r]
+            iv[end] = str(Q(iv[end]) + move)
+            with pytest.raises(CheckFailure) as exc:
+                check_paranormal_verdict(bad, pb, X0)
+            assert exc.value.where == f"limit.clusters[{idx}].center[{r}]", (end, idx, r)
+
+
+def test_a_centre_of_the_wrong_length_and_a_missing_cluster_are_refused_word_for_word():
+    from certified.checker.paranormal import check_paranormal_verdict
+
+    c, pb, X0 = _centre_case([[Q(1), Q(0), Q(0)], [Q(0), Q(1), Q(0)], [Q(0), Q(0), Q(1)]])
+    short = copy.deepcopy(c)
+    short["limit"]["clusters"][1]["center"] = short["limit"]["clusters"][1]["center"][:2]
+    with pytest.raises(CheckFailure) as exc:
+        check_paranormal_verdict(short, pb, X0)
+    assert str(exc.value) == (
+        "limit.clusters[1].center: Expected 3 intervals (one per coordinate of R^d). Got "
+        + repr(short["limit"]["clusters"][1]["center"])[:60] + ".")
+    # one cluster fewer: Lemma T4's verdict check refuses it first (the count check after
+    # it is a second guard that no certificate reaches)
+    fewer = copy.deepcopy(c)
+    fewer["limit"]["clusters"] = fewer["limit"]["clusters"][:-1]
+    with pytest.raises(CheckFailure) as exc:
+        check_paranormal_verdict(fewer, pb, X0)
+    assert str(exc.value) == ("limit.clusters: Expected 3 clusters, led by [0, 2, 3]. "
+                              "Got [0, 2].")
