@@ -60,6 +60,12 @@ def _mirror(rows: list, on: bool) -> list:
     return [[(-b, -a) for a, b in row] for row in rows] if on else rows
 
 
+def _zero_gf(B: list) -> list:
+    """B with its G–F block zero (h_GF = 0: only B'_FG couples, and the record still needs
+    the combined margin)."""
+    return [[Q(0) if i >= 2 > j else x for j, x in enumerate(r)] for i, r in enumerate(B)]
+
+
 def lemma_for(B: list, metric: bool = False, mirrored: bool = False) -> dict:
     """A valid T8 record with cross terms for (V, B): tokens 0, 1, 2 one cluster (leader
     0) near (2, 1/2) in F, tokens 3 and 4 alone near (−2, −1) and (−2, 3); κ, κ_μ 3/2
@@ -211,9 +217,10 @@ def _outcome(lem: dict, B: list) -> str:
 
 
 #: (B, mirrored): with B'_FG and −B'_FG, tokens as built and mirrored, each end of each
-#: cross vector c_l and of each widened G difference binds in one of the four
+#: cross vector c_l and of each widened G difference binds in one of the four; and B'_GF
+#: = 0 (one block alone makes the cross terms)
 BS = {"B": (B, False), "minus_B_FG": (_flip_fg(B), False), "B_mirrored": (B, True),
-      "minus_B_FG_mirrored": (_flip_fg(B), True)}
+      "minus_B_FG_mirrored": (_flip_fg(B), True), "zero_G_F_block": (_zero_gf(B), False)}
 
 
 @pytest.mark.parametrize("name", list(BS))
