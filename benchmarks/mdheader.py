@@ -48,7 +48,13 @@ def _versions() -> str:
 def header() -> str:
     """Markdown lines: the command, the UTC date, the commit and the machine."""
     commit = _git("rev-parse", "--short", "HEAD") or "unknown"
-    if _git("status", "--porcelain", "--untracked-files=no"):
+    # run_all.py checks the tree once, before its first block, and then writes the page
+    # (and the rows some scripts keep) itself: those writes are not uncommitted changes
+    # of the code measured
+    clean_at = os.environ.get("RUN_ALL_CLEAN_AT")
+    if clean_at and clean_at == _git("rev-parse", "HEAD"):
+        commit += " (run_all.py, from a clean tree)"
+    elif _git("status", "--porcelain", "--untracked-files=no"):
         commit += " (with uncommitted changes)"
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     try:

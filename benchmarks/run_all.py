@@ -17,9 +17,12 @@ as it was and reported, and the run goes on with the next. The page is rewritten
 block (to a temporary file, then renamed: an interrupted run loses at most the block it was
 running). The state file records, per block, the commit it was regenerated at: a second run
 at the same commit skips the blocks already done, so a run of many hours can be resumed.
-The tree must be clean (``git status --porcelain`` empty for tracked files): the page's
-rows then all name the one commit they were measured at. The page itself is the one
-tracked file this script writes, so it is ignored by that test.
+The tree must be clean (``git status --porcelain`` empty for tracked files) but for the
+files the blocks themselves write (:data:`OUTPUTS`: the page, and the rows and figure two
+scripts keep): the page's rows then all name the one commit they were measured at, and
+``mdheader`` says so (``RUN_ALL_CLEAN_AT`` in the commands' environment). A block whose
+command cannot be started (no such program, bad quoting) is reported as failed, like one
+that exits non-zero.
 
 Blocks are run one at a time, in page order: the timing rows are meant for an otherwise
 idle machine.
@@ -32,6 +35,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,6 +46,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "benchmarks.md"
 STATE = ROOT / "benchmarks" / "out" / "run_all_state.json"
+#: tracked files the blocks write (besides the page): a resumed run must not see them as
+#: uncommitted changes of the code
+OUTPUTS = ("docs/results/dt_map.jsonl", "docs/figures/boundary_maps.png")
 
 _START = re.compile(r"^<!-- run (?P<name>[A-Za-z0-9_.-]+): (?P<cmd>.+?) -->$")
 _END = "<!-- end {} -->"
@@ -101,23 +108,35 @@ def _argv(command: str) -> list[str]:
 
 
 def _commit() -> str:
-    out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+    out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
                          capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
 
 def _dirty(page: Path) -> list[str]:
+    """Tracked files with uncommitted changes, but for the page and :data:`OUTPUTS`."""
     out = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain",
                           "--untracked-files=no"], capture_output=True, text=True, check=True)
     rel = str(page.resolve().relative_to(ROOT)) if page.resolve().is_relative_to(ROOT) else ""
-    return [ln for ln in out.stdout.splitlines() if ln[3:] != rel]
+    return [ln for ln in out.stdout.splitlines() if ln[3:] not in (rel, *OUTPUTS)]
 
 
-def _write(page: Path, lines: list[str]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=page.parent, prefix=".run_all.", suffix=".md")
+def _write_text(path: Path, text: str) -> None:
+    """Write by a temporary file and a rename (an interrupted run leaves the old file),
+    keeping the file's mode."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".run_all.")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
-    os.replace(tmp, page)
+        fh.write(text)
+    if path.exists():
+        shutil.copymode(path, tmp)
+    else:
+        os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def _read_lines(page: Path) -> list[str]:
+    lines = page.read_text(encoding="utf-8").split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def run(page: Path, state_file: Path, only: list[str] | None, commit: str,
@@ -129,10 +148,7 @@ def run(page: Path, state_file: Path, only: list[str] | None, commit: str,
     dict
         name → "done", "skipped (done at COMMIT)" or "failed (exit N)".
     """
-    lines = page.read_text(encoding="utf-8").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    todo = blocks(lines)
+    todo = blocks(_read_lines(page))
     unknown = sorted(set(only or []) - {b.name for b in todo})
     if unknown:
         raise PageError(f"--only: no block named {', '.join(unknown)}; the page has "
@@ -142,12 +158,19 @@ def run(page: Path, state_file: Path, only: list[str] | None, commit: str,
     for b in todo:
         if only and b.name not in only:
             continue
-        if state.get(b.name) == commit:
-            result[b.name] = f"skipped (done at {commit})"
+        done = {"commit": commit, "command": b.command}
+        if state.get(b.name) == done:
+            result[b.name] = f"skipped (done at {commit[:7]})"
             continue
         t0 = time.monotonic()
         print(f"[run_all] {b.name}: {b.command}", file=sys.stderr, flush=True)
-        proc = subprocess.run(_argv(b.command), cwd=cwd, capture_output=True, text=True)
+        try:
+            proc = subprocess.run(_argv(b.command), cwd=cwd, capture_output=True, text=True,
+                                  env=dict(os.environ, RUN_ALL_CLEAN_AT=commit))
+        except (OSError, ValueError) as exc:  # no such program, or unreadable quoting
+            result[b.name] = f"failed ({type(exc).__name__}: {exc})"
+            print(f"[run_all] {b.name}: {result[b.name]}", file=sys.stderr, flush=True)
+            continue
         took = time.monotonic() - t0
         if proc.returncode != 0:
             result[b.name] = f"failed (exit {proc.returncode})"
@@ -155,11 +178,14 @@ def run(page: Path, state_file: Path, only: list[str] | None, commit: str,
             print(f"[run_all] {b.name}: exit {proc.returncode} after {took:.0f} s: {tail[0]}",
                   file=sys.stderr, flush=True)
             continue
-        lines = replace(lines, b.name, proc.stdout)
-        _write(page, lines)
-        state[b.name] = commit
+        if any(_START.match(ln) or ln.startswith("<!-- end ") for ln in proc.stdout.split("\n")):
+            result[b.name] = "failed (its output holds a block marker)"
+            continue
+        # the page as it is now (it may have been edited by hand during a long run)
+        _write_text(page, "\n".join(replace(_read_lines(page), b.name, proc.stdout)) + "\n")
+        state[b.name] = done
         state_file.parent.mkdir(parents=True, exist_ok=True)
-        state_file.write_text(json.dumps(state, indent=1) + "\n")
+        _write_text(state_file, json.dumps(state, indent=1) + "\n")
         result[b.name] = "done"
         print(f"[run_all] {b.name}: done in {took:.0f} s", file=sys.stderr, flush=True)
     return result
@@ -182,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         state = json.loads(args.state.read_text()) if args.state.exists() else {}
         for b in found:
-            mark = "done" if state.get(b.name) == commit else "to run"
+            mark = "done" if state.get(b.name) == {"commit": commit, "command": b.command} \
+                else "to run"
             print(f"{b.name:28} {mark:7} {b.command}")
         return 0
     dirty = _dirty(args.page)

@@ -95,3 +95,43 @@ def test_only_names_an_existing_block(tmp_path):
 def test_python_is_this_interpreter():
     assert run_all._argv("python -c 'print(1)'") == [sys.executable, "-c", "print(1)"]
     assert run_all._argv("certified verify x.json") == ["certified", "verify", "x.json"]
+
+
+def test_a_command_that_cannot_start_or_prints_a_marker_fails_and_the_run_goes_on(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("<!-- run a: no-such-program-here --x -->\nold a\n<!-- end a -->\n"
+                    "<!-- run b: python -c \"print('<!-- end b -->')\" -->\nold b\n"
+                    "<!-- end b -->\n<!-- run c: python -c \"print('new c')\" -->\nold c\n"
+                    "<!-- end c -->\n")
+    page.chmod(0o644)
+    result = run_all.run(page, tmp_path / "s.json", None, "abc", cwd=tmp_path)
+    assert result["a"].startswith("failed (FileNotFoundError")
+    assert result["b"] == "failed (its output holds a block marker)"
+    assert result["c"] == "done"
+    text = page.read_text()
+    assert "old a" in text and "old b" in text and "new c" in text and "old c" not in text
+    assert page.stat().st_mode & 0o777 == 0o644  # the rename keeps the page's mode
+
+
+def test_a_changed_command_runs_again_at_the_same_commit(tmp_path):
+    page, state = tmp_path / "page.md", tmp_path / "s.json"
+    page.write_text("<!-- run a: python -c \"print(1)\" -->\n<!-- end a -->\n")
+    assert run_all.run(page, state, None, "abc", cwd=tmp_path) == {"a": "done"}
+    page.write_text(page.read_text().replace("print(1)", "print(2)"))
+    assert run_all.run(page, state, None, "abc", cwd=tmp_path) == {"a": "done"}
+    assert page.read_text().split("\n")[1] == "2"
+
+
+def test_the_header_names_a_clean_tree_under_run_all(monkeypatch):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import mdheader
+    finally:
+        sys.path.pop(0)
+    head = mdheader._git("rev-parse", "HEAD")
+    if not head:
+        pytest.skip("not a git checkout")
+    monkeypatch.setenv("RUN_ALL_CLEAN_AT", head)
+    assert "(run_all.py, from a clean tree)" in mdheader.header()
+    monkeypatch.setenv("RUN_ALL_CLEAN_AT", "0" * 40)  # another commit: the tree is read
+    assert "(run_all.py, from a clean tree)" not in mdheader.header()
