@@ -29,10 +29,12 @@ from certified.tail.t4_leader_follower import leader_follower, leader_map_from_s
 from certified.verdict.certify import certify
 
 
-def instance(n: int, d: int, scale: float = 5.0, seed: int = 0) -> Instance:
-    X = np.round(np.random.default_rng(seed).uniform(-scale, scale, (n, d)), 2)
+def instance(n: int, d: int, scale: float = 5.0, seed: int = 0, decimals: int = 2) -> Instance:
+    """n tokens uniform in [-scale, scale]^d (default_rng(seed)) on the 10^-decimals grid,
+    read as exact decimals; V = Q = K = I."""
+    X = np.round(np.random.default_rng(seed).uniform(-scale, scale, (n, d)), decimals)
     I = [[int(i == j) for j in range(d)] for i in range(d)]
-    return Instance.create(V=I, Q=I, K=I, X0=[[f"{v:.2f}" for v in row] for row in X],
+    return Instance.create(V=I, Q=I, K=I, X0=[[f"{v:.{decimals}f}" for v in row] for row in X],
                            name=f"bench n={n} d={d}")
 
 

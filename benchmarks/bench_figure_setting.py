@@ -48,8 +48,10 @@ def instance(theorem: str, seed: int) -> Instance:
                            name=f"figure setting, {name}, seed {seed}")
 
 
-def run(theorem: str, seed: int, cap: float) -> dict:
-    inst = instance(theorem, seed)
+def verify_row(inst: Instance, theorem: str, cap: float) -> dict:
+    """``verify --digits 30 --refine-t 0 --max-seconds CAP`` on one instance, read back:
+    verdict, lemma, T (the lemma's, or how far the integration was certified), validated
+    steps, wall time and the certificate's reason."""
     wall = time.perf_counter()
     res = api.verify(inst, theorem=theorem, digits=30, refine_t=0, max_seconds=cap)
     wall = time.perf_counter() - wall
@@ -58,10 +60,13 @@ def run(theorem: str, seed: int, cap: float) -> dict:
     tail = cert.get("tail_lemma")
     lemma = tail.get("lemma") if isinstance(tail, dict) else None
     T = tail.get("T") if isinstance(tail, dict) else integ.get("certified_until")
-    return dict(theorem=theorem, seed=seed, verdict=cert["verdict"], lemma=lemma or "",
+    return dict(verdict=cert["verdict"], lemma=lemma or "",
                 T=float(Fraction(T)) if T is not None else None,
-                steps=len(integ.get("steps") or []),
-                wall=wall, reason=(cert.get("reason") or "")[:70])
+                steps=len(integ.get("steps") or []), wall=wall, reason=cert.get("reason") or "")
+
+
+def run(theorem: str, seed: int, cap: float) -> dict:
+    return dict(verify_row(instance(theorem, seed), theorem, cap), theorem=theorem, seed=seed)
 
 
 def main() -> None:

@@ -20,41 +20,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
-from fractions import Fraction
-
-import numpy as np
-
-from certified import Instance, api
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench_certify import float_first_T  # noqa: E402  (a sibling script)
-
-
-def instance(n: int, d: int, seed: int = 0) -> Instance:
-    """n tokens uniform in [-2, 2]^d on the 1/1000 grid, V = Q = K = I."""
-    X = np.round(np.random.default_rng(seed).uniform(-2, 2, (n, d)), 3)
-    eye = [[int(i == j) for j in range(d)] for i in range(d)]
-    return Instance.create(V=eye, Q=eye, K=eye, X0=[[f"{v:.3f}" for v in row] for row in X],
-                           name=f"scale n={n} d={d} seed={seed}")
+# sibling scripts: the tokens, the float estimate of T, and the verify call read back
+from bench_certify import float_first_T, instance  # noqa: E402
+from bench_figure_setting import verify_row  # noqa: E402
 
 
 def run(n: int, d: int, seed: int, cap: float) -> dict:
-    inst = instance(n, d, seed)
-    t_float = float_first_T(inst)
-    wall = time.perf_counter()
-    res = api.verify(inst, theorem="3.1", digits=30, refine_t=0, max_seconds=cap)
-    wall = time.perf_counter() - wall
-    cert = res.certificate
-    integ = cert.get("integration") or {}
-    tail = cert.get("tail_lemma")
-    T = tail.get("T") if isinstance(tail, dict) else integ.get("certified_until")
-    steps = len(integ.get("steps") or [])
-    return dict(verdict=cert["verdict"], T=None if T is None else float(Fraction(T)),
-                lemma=tail.get("lemma", "") if isinstance(tail, dict) else "",
-                steps=steps, wall=wall, per_step=wall / steps if steps else None,
-                t_float=t_float, reason=(cert.get("reason") or "")[:60])
+    """One (n, d): tokens uniform in [-2, 2]^d on the 1/1000 grid, V = Q = K = I."""
+    inst = instance(n, d, scale=2.0, seed=seed, decimals=3)
+    r = dict(verify_row(inst, "3.1", cap), t_float=float_first_T(inst))
+    return dict(r, per_step=r["wall"] / r["steps"] if r["steps"] else None)
 
 
 def main() -> None:

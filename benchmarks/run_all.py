@@ -69,6 +69,15 @@ class Block:
     end: int
 
 
+def _is_marker(line: str) -> bool:
+    return bool(_START.match(line)) or line.startswith("<!-- end ")
+
+
+def _entry(commit: str, b: Block) -> dict[str, str]:
+    """What the state file records for a block done: at this commit, with this command."""
+    return {"commit": commit, "command": b.command}
+
+
 def blocks(lines: list[str]) -> list[Block]:
     """The marked blocks of a page, in order; :class:`PageError` on a malformed page."""
     found: list[Block] = []
@@ -158,7 +167,7 @@ def run(page: Path, state_file: Path, only: list[str] | None, commit: str,
     for b in todo:
         if only and b.name not in only:
             continue
-        done = {"commit": commit, "command": b.command}
+        done = _entry(commit, b)
         if state.get(b.name) == done:
             result[b.name] = f"skipped (done at {commit[:7]})"
             continue
@@ -178,7 +187,7 @@ def run(page: Path, state_file: Path, only: list[str] | None, commit: str,
             print(f"[run_all] {b.name}: exit {proc.returncode} after {took:.0f} s: {tail[0]}",
                   file=sys.stderr, flush=True)
             continue
-        if any(_START.match(ln) or ln.startswith("<!-- end ") for ln in proc.stdout.split("\n")):
+        if any(_is_marker(ln) for ln in proc.stdout.split("\n")):
             result[b.name] = "failed (its output holds a block marker)"
             continue
         # the page as it is now (it may have been edited by hand during a long run)
@@ -199,8 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the blocks and stop")
     args = ap.parse_args(argv)
     try:
-        lines = args.page.read_text(encoding="utf-8").split("\n")
-        found = blocks(lines)
+        found = blocks(_read_lines(args.page))
     except (OSError, PageError) as exc:
         print(f"run_all: {args.page}: {exc}", file=sys.stderr)
         return 2
@@ -208,8 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         state = json.loads(args.state.read_text()) if args.state.exists() else {}
         for b in found:
-            mark = "done" if state.get(b.name) == {"commit": commit, "command": b.command} \
-                else "to run"
+            mark = "done" if state.get(b.name) == _entry(commit, b) else "to run"
             print(f"{b.name:28} {mark:7} {b.command}")
         return 0
     dirty = _dirty(args.page)
