@@ -5,7 +5,8 @@ exactly onto, just inside or just outside its bound (edges.py). The bounds are r
 here from tail.md's statement of Lemma T8: κ ≥ 2gY²e^{−2λT} (discrete: 2gY²(1 + λΔt)^{−2K}),
 ‖V_G‖∞ ≤ ν ≤ λ/2 (discrete: (1 + νΔt)² ≤ 1 + λΔt), g ≥ Σ|B'_GG|, Y ≥ max|G box|, and with
 cross terms κ ≥ 2ZY(h_FG + h_GF)e^{−λT} + 2gY²e^{−2λT}, κ_μ ≥ Yh_GF(ε + η)e^{−λT} +
-gYΔ̄e^{−2λT}, (ν/λ)·max_k[…] ≤ Δ₀ < Δ₁."""
+gYΔ̄e^{−2λT}, (ν/λ)·max_k[…] ≤ Δ₀ < Δ₁ (these three by the oracle of
+test_cross_terms_oracle.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from certified.checker import CheckFailure
 from certified.checker.paranormal import check_paranormal
 
 from . import edges
+from .test_cross_terms_oracle import oracle
 from .edges import Case, both, set_in
 
 mpmath.mp.dps = 60
@@ -63,37 +65,16 @@ def _kappa_discrete(lemma: dict) -> Fraction:
 
 
 def _cross_needs(lemma: dict) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
-    """κ, κ_μ and Δ₀'s lower bounds for t8_52_cross (B = QᵀK = K), from the stored m, μ
-    (tail.md, the combined margin)."""
-    g, Y, lam, T, Z, eta, D1, nu, m, mu = (_f(lemma[k]) for k in (
-        "g", "Y", "lambda", "T", "Z", "eta", "Delta1", "nu", "m", "mu"))
-    # h_FG = Σ|B'_FG| = h_GF (B' = SᵀBS, symmetric)
+    """κ, κ_μ and Δ₀'s lower bounds for t8_52_cross from the stored m, μ (tail.md, the
+    combined margin), by the cross-term oracle of test_cross_terms_oracle.py on
+    B' = SᵀBS."""
     S = [[_f(x) for x in row] for row in lemma["basis"]]
     B = edges.instance_matrices(X)[1]
-    k, d = lemma["dim_F"], len(S)
+    d = len(S)
     Bp = [[sum(S[p][i] * B[p][q] * S[q][j] for p in range(d) for q in range(d))
            for j in range(d)] for i in range(d)]
-    h = sum(abs(Bp[i][j]) for i in range(k) for j in range(k, d))
-    eps = max(abs(_f(v)) for row in lemma["differences_at_T"].values() for p in row for v in p)
-    dbar = max(abs(_f(v)) for row in lemma["G_differences_at_T"].values()
-               for p in row for v in p) + D1
-    e1, e2 = mpmath.exp(-M(lam * T)), mpmath.exp(-2 * M(lam * T))
-    kappa = 2 * M(Z * Y * (h + h)) * e1 + 2 * M(g * Y * Y) * e2
-    kappa_mu = M(Y * h * (eps + eta)) * e1 + M(g * Y * dbar) * e2
-    beta = mpmath.exp(2 * M(lam * T))
-
-    def tail(x: Fraction) -> mpmath.mpf:
-        return mpmath.exp(-M(x) * beta) / (M(x) * beta)
-    leader = lemma["leader_map"]
-    n = len(leader)
-    worst = mpmath.mpf(0)
-    for lead in set(leader):
-        ck = leader.count(lead)
-        v = 2 * (n - ck) * M(Y) * tail(m)
-        if ck > 1:
-            v += 2 * (ck - 1) * M(dbar) * tail(mu)
-        worst = max(worst, v)
-    return kappa, kappa_mu, worst * M(nu / lam)
+    o = oracle(lemma, Bp)
+    return o["kappa"], o["kappa_mu"], o["Delta0"]
 
 
 P, X, D = "t8_52", "t8_52_cross", "t8_52_discrete"
