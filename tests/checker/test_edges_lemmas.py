@@ -253,19 +253,17 @@ def test_no_followers_means_no_within_cluster_margin():
 def test_is_zero_false_needs_a_centre_coordinate_excluding_zero(box, ok):
     """One cluster whose centre is claimed non-zero: some coordinate's interval must lie
     strictly on one side of 0 (an end exactly at 0 leaves 0 possible)."""
-    from fractions import Fraction as Fr
-
     from certified.checker import CheckFailure
     from certified.checker.lemmas import _check_clusters
 
-    lo, hi = Fr(box[0]), Fr(box[1])
-    lf = {"leader": [0, 0], "boxes": [[(lo, hi), (Fr(-1), Fr(1))]] * 2, "delta0": Fr(0)}
+    lo, hi = Q(box[0]), Q(box[1])
+    lf = {"leader": [0, 0], "boxes": [[(lo, hi), (Q(-1), Q(1))]] * 2, "delta0": Q(0)}
     cl = {"leader": 0, "members": [0, 1], "center": [list(box), ["-1", "1"]],
           "is_hull_vertex": "undecided", "is_zero": False}
     if ok:
-        _check_clusters([cl], lf, [[Fr(1), Fr(0)], [Fr(0), Fr(1)]], "limit.clusters")
+        _check_clusters([cl], lf, [[Q(1), Q(0)], [Q(0), Q(1)]], "limit.clusters")
     else:
         with pytest.raises(CheckFailure) as exc:
-            _check_clusters([cl], lf, [[Fr(1), Fr(0)], [Fr(0), Fr(1)]], "limit.clusters")
+            _check_clusters([cl], lf, [[Q(1), Q(0)], [Q(0), Q(1)]], "limit.clusters")
         assert str(exc.value) == ("limit.clusters[0].is_zero: Expected a centre box excluding "
                                   "0. Got a box containing 0.")

@@ -17,7 +17,7 @@ import mpmath
 import pytest
 
 from certified.checker import CheckFailure
-from certified.checker.paranormal import check_paranormal
+from certified.checker.paranormal import check_paranormal, check_paranormal_verdict
 
 from . import edges
 from .test_cross_terms_oracle import oracle
@@ -245,8 +245,6 @@ def test_centres_with_fractional_basis_entries():
     """Each centre contains S_F·(box ± δ₀), whose ends take each entry's sign into account:
     with entries in (0, 1) and negative ones (every fixture's basis has entries 0 and 1),
     the exact centre is accepted and a centre missing either end by 10⁻³⁰ is refused."""
-    from certified.checker.paranormal import check_paranormal_verdict
-
     S = [[Q(1, 2), Q(-1, 3), Q(0)], [Q(1, 4), Q(3, 5), Q(0)], [Q(0), Q(0), Q(1)]]
     c, pb, X0 = _centre_case(S)
     check_paranormal_verdict(c, pb, X0)
@@ -261,8 +259,6 @@ def test_centres_with_fractional_basis_entries():
 
 
 def test_a_centre_of_the_wrong_length_and_a_missing_cluster_are_refused_word_for_word():
-    from certified.checker.paranormal import check_paranormal_verdict
-
     c, pb, X0 = _centre_case([[Q(1), Q(0), Q(0)], [Q(0), Q(1), Q(0)], [Q(0), Q(0), Q(1)]])
     short = copy.deepcopy(c)
     short["limit"]["clusters"][1]["center"] = short["limit"]["clusters"][1]["center"][:2]
