@@ -10,6 +10,7 @@ __init__``). The expected report is rebuilt from the certificate's own fields, n
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from fractions import Fraction as F
 
@@ -611,7 +612,7 @@ def test_a_failures_report_is_false_with_its_steps_and_time(certs, monkeypatch, 
             ctx.steps_checked = n  # the count the context holds when the check fails
             raise CheckFailure("tail_lemma.boxes_at_T[0][0]", "an interval", "another")
         monkeypatch.setattr(C, "replay_steps", replay)
-        monkeypatch.setitem(C.LEMMAS, "T4", __import__("dataclasses").replace(
+        monkeypatch.setitem(C.LEMMAS, "T4", dataclasses.replace(
             C.LEMMAS["T4"], at_T=at_T))
     t0 = _time.perf_counter()
     rep = check_certificate(_redigest(c))
