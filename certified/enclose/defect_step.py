@@ -32,6 +32,7 @@ from fractions import Fraction
 import numpy as np
 from flint import acb, acb_mat, arb, arb_mat, ctx, fmpq
 
+from certified.enclose import piece_jacobians as pj
 from certified.enclose.arith import float_balls as fb
 from certified.enclose.lohner_set import LohnerSet
 from certified.enclose.stepper import WRAP_TOL, StepRejected, StepResult, _lohner_update
@@ -300,6 +301,23 @@ class DefectBound:
             v = self._powers(_q(tau)) * self.D + self.ring * q
             return max(_up(v[0, i]) for i in range(self.N))
 
+    def bounds(self, taus: list[Fraction]) -> np.ndarray:
+        """Floats ≥ Δ(τ) for every τ of ``taus`` (< ρ), all at once: one ``arb_mat``
+        product for the low orders, the upper ends of the balls rounded up (Lemma I12,
+        item 2)."""
+        with ctx.workprec(COVER_BITS):
+            rows = []
+            for tau in taus:
+                rows += [x for x in self._powers(_q(tau)).entries()]
+            low = arb_mat(len(taus), self.K, rows) * self.D          # (m, N)
+            ring = self.ring.entries()
+            out = []
+            for j, tau in enumerate(taus):
+                q = (_q(tau) / _q(self.rho)) ** self.K
+                out += [low[j, i] + ring[i] * q for i in range(self.N)]
+        hi = fb.ends(fb.from_arbs(out, (len(taus), self.N)))[1]
+        return hi.max(axis=1)
+
     def estimate_low(self, tau: float) -> float:
         """The float estimate of the low-order part max_i Σ_k d_{k,i} τ^k alone."""
         with np.errstate(all="ignore"):  # a choice only: inf/NaN reject the step later
@@ -345,6 +363,36 @@ def _mu_and_norm(K: fb.FMat) -> tuple[Fraction, Fraction]:
     if not (np.all(np.isfinite(mus)) and np.all(np.isfinite(nrms))):
         raise DefectRejected("non-finite bound", t=None, h=None, box=None)
     return Fraction(float(mus.max())), Fraction(float(nrms.max()))
+
+
+def _mu_many(K: fb.FMat) -> np.ndarray:
+    """Floats ≥ μ∞ of every matrix of the stack K (m, N, N): :func:`_mu_and_norm`'s
+    bound (Lemma I12, item 6), piece by piece."""
+    N = K.m.shape[-1]
+    mag = fb.up(np.abs(K.m) + K.r, 1)
+    diag_hi = np.nextafter(np.diagonal(K.m, axis1=-2, axis2=-1)
+                           + np.diagonal(K.r, axis1=-2, axis2=-1), np.inf)
+    off = fb.up(np.where(np.eye(N, dtype=bool), 0.0, mag).sum(axis=-1), N + 3)
+    return np.nextafter(diag_hi + off, np.inf).max(axis=-1)
+
+
+def _variational_many(K: fb.FMat, w: Fraction, iterations: int = 8) -> fb.FMat | None:
+    """:func:`_variational_piece` for a stack of pieces K (m, N, N) at once: each piece's
+    J is frozen at the first iterate that passes its own test I + [0, w]·K·J ⊆ J."""
+    N = K.m.shape[-1]
+    I = fb.identity(N)
+    hK = fb.scale(K, fb.interval(Fraction(0), w))
+    J = fb.add(I, hK)
+    done = np.zeros(K.m.shape[0], dtype=bool)
+    for _ in range(iterations):
+        nxt = fb.add(I, fb.matmul(hK, J))
+        done |= fb.contains(J, nxt, axis=(-2, -1))
+        if done.all():
+            return fb.add(I, fb.matmul(fb.scale(K, fb.interval(w, w)), J))
+        wid = fb.hull_widened(J, nxt)
+        keep = done[:, None, None]
+        J = fb.FMat(np.where(keep, J.m, wid.m), np.where(keep, J.r, wid.r))
+    return None
 
 
 def _exp_up(x: Fraction) -> Fraction:
@@ -549,9 +597,64 @@ def defect_step(field, S: LohnerSet, t0: Fraction, h_max: Fraction, order: int,
         h = _round_up(h / 2, 16)
 
 
-def _pieces(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear):
+def _pieces(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear, leaders=None):
     """The real-axis bootstrap of Lemma I10 (step 4) and the product of the pieces'
-    variational enclosures (step 5). Returns (E, G, S, tube hull) or a reason string."""
+    variational enclosures (step 5). Returns (E, G, S, tube hull) or a reason string.
+
+    Every piece at once in binary64 balls (:mod:`certified.enclose.piece_jacobians`),
+    and piece by piece in Arb where a binary64 enclosure is not finite (scores beyond
+    binary64's exponent range)."""
+    if leaders is not None:
+        out = _pieces_float(field, t0, w, pieces, db, R, r0, coeffs, stats, linear, leaders)
+        if out is not None:
+            return out
+    return _pieces_arb(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear)
+
+
+def _pieces_float(field, t0, w, pieces, db, R, r0, coeffs, stats, linear, leaders):
+    """:func:`_pieces` in binary64 balls, all pieces at once; None where a tube's
+    Jacobian is not finite (the Arb path decides then)."""
+    bk = field.backend
+    N = field.n * field.d
+    clock = _time.perf_counter()
+    tb = pj.tubes(coeffs, w, pieces, R)
+    Jac = pj.jacobians(field, tb, t0, w)  # leaders piece by piece (a choice)
+    mus = _mu_many(Jac)
+    if not (fb.is_finite(Jac) and np.all(np.isfinite(mus))):
+        _tick(stats, "t_tube", clock)
+        return None
+    Deltas = db.bounds([w * (j + 1) for j in range(pieces)])  # Δ is increasing in τ
+    if not np.all(np.isfinite(Deltas)):
+        return "bootstrap"
+    e, g = Fraction(0), r0
+    for j in range(pieces):
+        grow = _exp_up(_round_up(max(Fraction(float(mus[j])), Fraction(0)) * w))
+        e = _round_up((e + Fraction(float(Deltas[j])) * w) * grow)
+        g = _round_up(g * grow)
+        if not e + g < R:
+            _tick(stats, "t_tube", clock)
+            return "bootstrap"
+    lo, hi = fb.ends(tb.reshape(pieces, N))
+    hull = np.array([bk.interval(Fraction(float(a)), Fraction(float(b)))
+                     for a, b in zip(lo.min(axis=0), hi.max(axis=0))], dtype=object)
+    _tick(stats, "t_tube", clock)
+    if not linear:
+        return e, g, None, hull
+    clock = _time.perf_counter()
+    Sj = _variational_many(Jac, w)
+    if Sj is None:
+        return "variational"
+    S_tot = Sj[0]
+    for j in range(1, pieces):
+        S_tot = fb.matmul(Sj[j], S_tot)
+    _tick(stats, "t_var", clock)
+    if not fb.is_finite(S_tot):
+        return "variational"
+    return e, g, np.array(fb.to_arbs(S_tot), dtype=object).reshape(N, N), hull
+
+
+def _pieces_arb(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear):
+    """:func:`_pieces` piece by piece in Arb (64 bits)."""
     bk = field.backend
     n, d = field.n, field.d
     N = n * d
@@ -606,7 +709,8 @@ def _validate(field, S, Y, t0, h, rho, db, r0, coeffs, leaders, pieces, tol, sta
     K = len(coeffs) - 1
     R = max(Fraction(1, 2 ** 50), 8 * r0)
     with ctx.workprec(COVER_BITS):  # tubes, Jacobians, S: wide boxes, 64 bits suffice
-        loop = _pieces(field, t0, h, h / pieces, pieces, db, R, r0, coeffs, stats, linear)
+        loop = _pieces(field, t0, h, h / pieces, pieces, db, R, r0, coeffs, stats, linear,
+                       leaders)
     if isinstance(loop, str):
         return loop
     e, _, S_tot, hull = loop
