@@ -76,7 +76,8 @@ def from_ends(lo: np.ndarray, hi: np.ndarray) -> FMat:
 
 def ends(a: FMat) -> tuple[np.ndarray, np.ndarray]:
     """Floats lo ≤ m − r and hi ≥ m + r (one rounding each, bracketed: Lemma I12, item 2)."""
-    return np.nextafter(a.m - a.r, -np.inf), np.nextafter(a.m + a.r, np.inf)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf − inf: NaN, never finite
+        return np.nextafter(a.m - a.r, -np.inf), np.nextafter(a.m + a.r, np.inf)
 
 
 def _from_ends(lo: np.ndarray, hi: np.ndarray) -> FMat:
