@@ -247,10 +247,10 @@ def disk_holomorphic(field, poly: _Poly, t0: Fraction, rho: Fraction, leaders,
 
 def _disk_float(field, poly: _Poly, t0: Fraction, rho: Fraction, start: int
                 ) -> tuple[bool, int]:
-    """:func:`disk_holomorphic` with the binary64 test. No early give-up: the budget of
-    FLOAT_BOXES boxes bounds a failing try instead (measured at t = 2 on the paper's
-    figure setting: 0.6 ms a box, against 0.9 in Arb; a larger disk lets h grow where the
-    jets' guard bits suffice, 0.092 at ρ = 1/2 against 0.029 at ρ = 1/8)."""
+    """:func:`disk_holomorphic` with the binary64 test (0.6 ms a box at n = 20, against
+    0.9 in Arb), the same grid, the same early give-up, and a budget of FLOAT_BOXES boxes.
+    A larger disk lets h grow only where the jets' guard bits suffice (at t = 2 on the
+    figure setting, 0.092 at ρ = 1/2 with 240 guard bits, 0.029 at ρ = 1/8 or with 112)."""
     side = 2 * rho / start
     level = [(-rho + a * side, -rho + (a + 1) * side, -rho + b * side, -rho + (b + 1) * side)
              for a in range(start) for b in range(start)]
@@ -269,7 +269,10 @@ def _disk_float(field, poly: _Poly, t0: Fraction, rho: Fraction, start: int
         count += len(live)
         good = fc.row_sums_nonzero(field, poly.float_poly(), t0, live)
         failed = [bx for bx, g in zip(live, good) if not g]
-        if failed and depth == FLOAT_DEPTH:
+        # The Arb cover's early give-up, kept: without it the disks were 3–4× larger
+        # but h grew little (the jets' guard bits and the circle hold it), and the step
+        # cost 1.5–2× more (benchmarks/bench_binary64_pieces.py).
+        if failed and (depth == FLOAT_DEPTH or (depth == 1 and 5 * len(failed) >= 3 * len(live))):
             return False, count
         level = []
         for x0, x1, y0, y1 in failed:
