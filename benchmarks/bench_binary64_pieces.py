@@ -25,6 +25,7 @@ sys.path.insert(0, HERE)
 import bench_figure_setting as bfs  # noqa: E402
 import bench_step_candidates as bsc  # noqa: E402
 
+from certified.enclose import defect_pieces as dp  # noqa: E402
 from certified.enclose import defect_step as ds  # noqa: E402
 from certified.enclose import float_cover as fc  # noqa: E402
 from certified.enclose.arith import get_backend  # noqa: E402
@@ -39,10 +40,10 @@ def one_step(t0: Fraction, variant: str, seed: int = 0) -> dict:
     inst = bfs.instance("3.1", seed)
     z = bsc.float_state(inst, float(t0))
     bk = get_backend("flint")
-    real_pieces, real_supported = ds._pieces, fc.supported
+    real_pieces, real_supported = dp.pieces, fc.supported
     if variant.startswith("Arb pieces"):
         # without the leaders argument (the 12th) _pieces takes the Arb path
-        ds._pieces = lambda *a, **k: real_pieces(*a[:11])
+        dp.pieces = lambda *a, **k: real_pieces(*a[:11])
     if "Arb cover" in variant:
         fc.supported = lambda field: False
     try:
@@ -61,7 +62,7 @@ def one_step(t0: Fraction, variant: str, seed: int = 0) -> dict:
             res = ds.defect_step(field, S, t0, Fraction(1), bsc.ORDER, bsc.TOL, st)
             wall = time.perf_counter() - wall
     finally:
-        ds._pieces, fc.supported = real_pieces, real_supported
+        dp.pieces, fc.supported = real_pieces, real_supported
     s = st.stats
     return dict(t=t0, variant=variant, h=float(res.h), rho=float(res.rho), pieces=res.pieces,
                 sec=wall, jets=s.get("t_jets", 0.0), cover=s.get("t_cover", 0.0),

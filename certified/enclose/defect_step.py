@@ -30,14 +30,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from flint import acb, acb_mat, arb, arb_mat, ctx, fmpq
+from flint import acb, acb_mat, arb, arb_mat, ctx
 
+from certified.enclose import defect_pieces as dp
 from certified.enclose import float_cover as fc
-from certified.enclose import piece_jacobians as pj
 from certified.enclose.arith import float_balls as fb
+from certified.enclose.defect_pieces import DefectRejected, _q, _round_up, _tick, _up
 from certified.enclose.lohner_set import LohnerSet
-from certified.enclose.stepper import WRAP_TOL, StepRejected, StepResult, _lohner_update
-from certified.exact.arb_convert import arb_bounds
+from certified.enclose.stepper import WRAP_TOL, StepResult, _lohner_update
 
 __all__ = ["DefectRejected", "DefectStepResult", "DefectStepper", "defect_step",
            "disk_holomorphic", "circle_defect", "DefectBound"]
@@ -45,10 +45,6 @@ __all__ = ["DefectRejected", "DefectStepResult", "DefectStepper", "defect_step",
 #: Precision (bits) of the covers of the disk and the circle: boxes are wide, Arb's
 #: balls stay rigorous at any precision.
 COVER_BITS = 64
-
-
-class DefectRejected(StepRejected):
-    """The defect step could not be validated (the caller may fall back to Lemma I6)."""
 
 
 @dataclass(frozen=True)
@@ -64,21 +60,6 @@ class DefectStepResult(StepResult):
     circle_max: float | None = None     # max_i M_i (for reports)
     R: Fraction | None = None           # half-width of the real tubes (Lemma I10, item 6)
     guard_bits: int = 0                 # extra bits of the point jets (a hint for replay)
-
-
-def _tick(stats: dict, key: str, since: float) -> None:
-    stats[key] = stats.get(key, 0.0) + (_time.perf_counter() - since)
-
-
-def _q(x: Fraction) -> arb:
-    return arb(fmpq(x.numerator, x.denominator))
-
-
-def _up(x: arb) -> Fraction:
-    """A rigorous upper bound of a real ball (raises on non-finite)."""
-    if not x.is_finite():
-        raise DefectRejected("non-finite bound", t=None, h=None, box=None)
-    return arb_bounds(x)[1]
 
 
 class _Poly:
@@ -198,13 +179,6 @@ def _row_sums_nonzero(field, poly: _Poly, t0: Fraction, boxes: list[acb], leader
     return out
 
 
-#: The binary64 cover (:mod:`certified.enclose.float_cover`): quartered at most this many
-#: times, and at most this many boxes for one disk. Half the checker's DISK_BOXES, and
-#: one level less than its DISK_DEPTH, so that a disk proved here is proved there too
-#: (its test is of the same kind, on the same boxes).
-FLOAT_DEPTH, FLOAT_BOXES = 6, 1024
-
-
 def disk_holomorphic(field, poly: _Poly, t0: Fraction, rho: Fraction, leaders,
                      max_depth: int = 5, start: int = 4) -> tuple[bool, int]:
     """True if every softmax row sum Σ_k e^{s_ik(p(σ), t0 + σ)} is proved non-zero on a
@@ -215,7 +189,7 @@ def disk_holomorphic(field, poly: _Poly, t0: Fraction, rho: Fraction, leaders,
     In binary64 rectangles (x, or z with V = λI), all boxes of a level at once, down to
     FLOAT_DEPTH levels and FLOAT_BOXES boxes; else in Arb with an early give-up."""
     if fc.supported(field):
-        return _disk_float(field, poly, t0, rho, start)
+        return fc.disk(field, poly.float_poly(), t0, rho, start)
     side = 2 * rho / start
     level = [(-rho + a * side, -rho + (a + 1) * side, -rho + b * side, -rho + (b + 1) * side)
              for a in range(start) for b in range(start)]
@@ -237,42 +211,6 @@ def disk_holomorphic(field, poly: _Poly, t0: Fraction, rho: Fraction, leaders,
         # (8, 3), covers that went on to succeed had ≤ 55% failing there, failing ones
         # mostly ≥ 60% (a choice of work; a smaller ρ is then tried).
         if failed and (depth == max_depth or (depth == 1 and 5 * len(failed) >= 3 * len(live))):
-            return False, count
-        level = []
-        for x0, x1, y0, y1 in failed:
-            xm, ym = (x0 + x1) / 2, (y0 + y1) / 2
-            level += [(x0, xm, y0, ym), (xm, x1, y0, ym), (x0, xm, ym, y1), (xm, x1, ym, y1)]
-    return True, count
-
-
-def _disk_float(field, poly: _Poly, t0: Fraction, rho: Fraction, start: int
-                ) -> tuple[bool, int]:
-    """:func:`disk_holomorphic` with the binary64 test (0.6 ms a box at n = 20, against
-    0.9 in Arb), the same grid, the same early give-up, and a budget of FLOAT_BOXES boxes.
-    A larger disk lets h grow only where the jets' guard bits suffice (at t = 2 on the
-    figure setting, 0.092 at ρ = 1/2 with 240 guard bits, 0.029 at ρ = 1/8 or with 112)."""
-    side = 2 * rho / start
-    level = [(-rho + a * side, -rho + (a + 1) * side, -rho + b * side, -rho + (b + 1) * side)
-             for a in range(start) for b in range(start)]
-    count = 0
-    for depth in range(FLOAT_DEPTH + 1):
-        live = []
-        for x0, x1, y0, y1 in level:
-            dx = Fraction(0) if x0 <= 0 <= x1 else min(abs(x0), abs(x1))
-            dy = Fraction(0) if y0 <= 0 <= y1 else min(abs(y0), abs(y1))
-            if dx * dx + dy * dy <= rho * rho:  # exact: else the box misses the disk
-                live.append((x0, x1, y0, y1))
-        if not live:
-            return True, count
-        if count + len(live) > FLOAT_BOXES:
-            return False, count
-        count += len(live)
-        good = fc.row_sums_nonzero(field, poly.float_poly(), t0, live)
-        failed = [bx for bx, g in zip(live, good) if not g]
-        # The Arb cover's early give-up, kept: without it the disks were 3–4× larger
-        # but h grew little (the jets' guard bits and the circle hold it), and the step
-        # cost 1.5–2× more (benchmarks/bench_binary64_pieces.py).
-        if failed and (depth == FLOAT_DEPTH or (depth == 1 and 5 * len(failed) >= 3 * len(live))):
             return False, count
         level = []
         for x0, x1, y0, y1 in failed:
@@ -387,15 +325,6 @@ class DefectBound:
             return float(np.max(pw @ self.Df + (float(tau) / float(self.rho)) ** self.K * ring))
 
 
-def _round_up(x: Fraction, bits: int = 64) -> Fraction:
-    """A dyadic ≥ x with about ``bits`` significant bits (keeps Fractions small)."""
-    if x <= 0:
-        return Fraction(0)
-    e = math.floor(math.log2(x.numerator) - math.log2(x.denominator)) - bits
-    s = Fraction(2) ** e
-    return math.ceil(x / s) * s
-
-
 def _rad_bounds(bk, Z: list[np.ndarray]) -> list[list[arb]]:
     """d_{k,i} = (k + 1)·rad Z_{k+1,i}, k < K: bounds of the defect's Taylor coefficients
     (Lemma I10, step 2)."""
@@ -404,74 +333,6 @@ def _rad_bounds(bk, Z: list[np.ndarray]) -> list[list[arb]]:
         for k in range(len(Z) - 1):
             out.append([arb(x.rad()) * (k + 1) for x in Z[k + 1].reshape(-1)])
     return out
-
-
-def _mu_and_norm(K: fb.FMat) -> tuple[Fraction, Fraction]:
-    """Upper bounds of μ∞ (max_i sup K_ii + Σ_{j≠i} sup|K_ij|) and ‖K‖∞ over the interval
-    matrix K (both convex in the matrix, so they bound every point matrix of K), from
-    binary64 end points rounded up (Lemma I12)."""
-    N = K.m.shape[0]
-    mag = fb.up(np.abs(K.m) + K.r, 1)                 # ≥ sup |K_ij|
-    diag_hi = np.nextafter(np.diag(K.m) + np.diag(K.r), np.inf)  # ≥ sup K_ii
-    # Σ_{j≠i} |K_ij| as a sum of nonnegative terms (the diagonal zeroed, not subtracted)
-    off = fb.up(np.where(np.eye(N, dtype=bool), 0.0, mag).sum(axis=1), N + 3)
-    mus = np.nextafter(diag_hi + off, np.inf)           # one rounding: the float above
-    nrms = fb.up(mag.sum(axis=1), N + 3)
-    if not (np.all(np.isfinite(mus)) and np.all(np.isfinite(nrms))):
-        raise DefectRejected("non-finite bound", t=None, h=None, box=None)
-    return Fraction(float(mus.max())), Fraction(float(nrms.max()))
-
-
-def _mu_many(K: fb.FMat) -> np.ndarray:
-    """Floats ≥ μ∞ of every matrix of the stack K (m, N, N): :func:`_mu_and_norm`'s
-    bound (Lemma I12, item 6), piece by piece."""
-    N = K.m.shape[-1]
-    mag = fb.up(np.abs(K.m) + K.r, 1)
-    diag_hi = np.nextafter(np.diagonal(K.m, axis1=-2, axis2=-1)
-                           + np.diagonal(K.r, axis1=-2, axis2=-1), np.inf)
-    off = fb.up(np.where(np.eye(N, dtype=bool), 0.0, mag).sum(axis=-1), N + 3)
-    return np.nextafter(diag_hi + off, np.inf).max(axis=-1)
-
-
-def _variational_many(K: fb.FMat, w: Fraction, iterations: int = 8) -> fb.FMat | None:
-    """:func:`_variational_piece` for a stack of pieces K (m, N, N) at once: each piece's
-    J is frozen at the first iterate that passes its own test I + [0, w]·K·J ⊆ J."""
-    N = K.m.shape[-1]
-    I = fb.identity(N)
-    hK = fb.scale(K, fb.interval(Fraction(0), w))
-    J = fb.add(I, hK)
-    done = np.zeros(K.m.shape[0], dtype=bool)
-    for _ in range(iterations):
-        nxt = fb.add(I, fb.matmul(hK, J))
-        done |= fb.contains(J, nxt, axis=(-2, -1))
-        if done.all():
-            return fb.add(I, fb.matmul(fb.scale(K, fb.interval(w, w)), J))
-        wid = fb.hull_widened(J, nxt)
-        keep = done[:, None, None]
-        J = fb.FMat(np.where(keep, J.m, wid.m), np.where(keep, J.r, wid.r))
-    return None
-
-
-def _exp_up(x: Fraction) -> Fraction:
-    return _up(_q(x).exp())
-
-
-def _variational_piece(K: fb.FMat, w: Fraction, iterations: int = 8) -> fb.FMat | None:
-    """Lemma I8 on one piece of length w with K ⊇ DF(tube piece): S ∋ DΦ over the piece.
-
-    The fixed point of :func:`~certified.enclose.stepper.flow_jacobian_box` (find J with
-    I + [0, w]·K·J ⊆ J, then S = I + w·K·J) in binary64 balls (Lemma I12): S multiplies
-    the set's r ≈ 10⁻³⁰, a few digits suffice; Arb at 64 bits took ~11 ms a 40×40 piece."""
-    N = K.m.shape[0]
-    I = fb.identity(N)
-    hK = fb.scale(K, fb.interval(Fraction(0), w))
-    J = fb.add(I, hK)
-    for _ in range(iterations):
-        nxt = fb.add(I, fb.matmul(hK, J))
-        if fb.contains(J, nxt):
-            return fb.add(I, fb.matmul(fb.scale(K, fb.interval(w, w)), J))
-        J = fb.hull_widened(J, nxt)  # widened by a quarter, as flow_jacobian_box
-    return None
 
 
 class DefectStepper:
@@ -654,110 +515,6 @@ def defect_step(field, S: LohnerSet, t0: Fraction, h_max: Fraction, order: int,
         h = _round_up(h / 2, 16)
 
 
-def _pieces(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear, leaders=None):
-    """The real-axis bootstrap of Lemma I10 (step 4) and the product of the pieces'
-    variational enclosures (step 5). Returns (E, G, S, tube hull) or a reason string.
-
-    Every piece at once in binary64 balls (:mod:`certified.enclose.piece_jacobians`),
-    and piece by piece in Arb where a binary64 enclosure is not finite (scores beyond
-    binary64's exponent range)."""
-    if leaders is not None:
-        out = _pieces_float(field, t0, w, pieces, db, R, r0, coeffs, stats, linear, leaders)
-        if out is not None:
-            return out
-    return _pieces_arb(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear)
-
-
-def _pieces_float(field, t0, w, pieces, db, R, r0, coeffs, stats, linear, leaders):
-    """:func:`_pieces` in binary64 balls, all pieces at once; None where a tube's
-    Jacobian is not finite (the Arb path decides then)."""
-    bk = field.backend
-    N = field.n * field.d
-    clock = _time.perf_counter()
-    tb = pj.tubes(coeffs, w, pieces, R)
-    Jac = pj.jacobians(field, tb, t0, w)  # leaders piece by piece (a choice)
-    mus = _mu_many(Jac)
-    if not (fb.is_finite(Jac) and np.all(np.isfinite(mus))):
-        _tick(stats, "t_tube", clock)
-        return None
-    Deltas = db.bounds([w * (j + 1) for j in range(pieces)])  # Δ is increasing in τ
-    if not np.all(np.isfinite(Deltas)):
-        return "bootstrap"
-    e, g = Fraction(0), r0
-    for j in range(pieces):
-        grow = _exp_up(_round_up(max(Fraction(float(mus[j])), Fraction(0)) * w))
-        e = _round_up((e + Fraction(float(Deltas[j])) * w) * grow)
-        g = _round_up(g * grow)
-        if not e + g < R:
-            _tick(stats, "t_tube", clock)
-            return "bootstrap"
-    lo, hi = fb.ends(tb.reshape(pieces, N))
-    hull = np.array([bk.interval(Fraction(float(a)), Fraction(float(b)))
-                     for a, b in zip(lo.min(axis=0), hi.max(axis=0))], dtype=object)
-    _tick(stats, "t_tube", clock)
-    if not linear:
-        return e, g, None, hull
-    clock = _time.perf_counter()
-    Sj = _variational_many(Jac, w)
-    if Sj is None:
-        return "variational"
-    S_tot = Sj[0]
-    for j in range(1, pieces):
-        S_tot = fb.matmul(Sj[j], S_tot)
-    _tick(stats, "t_var", clock)
-    if not fb.is_finite(S_tot):
-        return "variational"
-    return e, g, np.array(fb.to_arbs(S_tot), dtype=object).reshape(N, N), hull
-
-
-def _pieces_arb(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear):
-    """:func:`_pieces` piece by piece in Arb (64 bits)."""
-    bk = field.backend
-    n, d = field.n, field.d
-    N = n * d
-    K = len(coeffs) - 1
-    e = Fraction(0)   # bound of ‖y(τ; c) − p(τ)‖∞ at the piece start
-    g = r0            # bound of ‖y(τ; y0) − y(τ; c)‖∞ at the piece start
-    S_tot, hull = None, None
-    for j in range(pieces):
-        a, b = w * j, w * (j + 1)
-        tau = bk.interval(a, b)
-        # p over [a, b] by Horner on the real interval (encloses p(τ) for τ in it)
-        acc = coeffs[K]
-        for k in range(K - 1, -1, -1):
-            acc = acc * tau + coeffs[k]
-        tube = acc.reshape(N) + bk.interval(-R, R)
-        t_int = bk.interval(t0 + a, t0 + b)
-        clock = _time.perf_counter()
-        Jac = fb.from_arbs(list(field.jacobian(tube.reshape(n, d), t_int).flat), (N, N))
-        try:
-            mu, _ = _mu_and_norm(Jac)
-        except DefectRejected:
-            return "jacobian"
-        grow = _exp_up(_round_up(max(mu, Fraction(0)) * w))  # ≥ e^{μ⁺w}
-        Delta = db.bound(b)  # Δ(τ) is increasing in τ: its value at the piece's end
-        e = _round_up((e + Delta * w) * grow)
-        g = _round_up(g * grow)
-        _tick(stats, "t_tube", clock)
-        if not e + g < R:
-            return "bootstrap"
-        hull = tube if hull is None else np.array([bk.hull(u, v) for u, v in zip(hull, tube)],
-                                                  dtype=object)
-        if not linear:  # candidate C: the centre's enclosure only (no set, no S)
-            continue
-        clock = _time.perf_counter()
-        Sj = _variational_piece(Jac, w)
-        if Sj is None:
-            return "variational"
-        S_tot = Sj if S_tot is None else fb.matmul(Sj, S_tot)
-        _tick(stats, "t_var", clock)
-    if S_tot is not None:
-        if not fb.is_finite(S_tot):
-            return "variational"
-        S_tot = np.array(fb.to_arbs(S_tot), dtype=object).reshape(N, N)
-    return e, g, S_tot, hull
-
-
 def _validate(field, S, Y, t0, h, rho, db, r0, coeffs, leaders, pieces, tol, stats,
               linear: bool = True, wrap_tol: Fraction = WRAP_TOL, guard_bits: int = 0):
     """Lemma I10 for this h and number of pieces; a DefectStepResult or a reason string."""
@@ -766,8 +523,8 @@ def _validate(field, S, Y, t0, h, rho, db, r0, coeffs, leaders, pieces, tol, sta
     K = len(coeffs) - 1
     R = max(Fraction(1, 2 ** 50), 8 * r0)
     with ctx.workprec(COVER_BITS):  # tubes, Jacobians, S: wide boxes, 64 bits suffice
-        loop = _pieces(field, t0, h, h / pieces, pieces, db, R, r0, coeffs, stats, linear,
-                       leaders)
+        loop = dp.pieces(field, t0, h, h / pieces, pieces, db, R, r0, coeffs, stats, linear,
+                         leaders)
     if isinstance(loop, str):
         return loop
     e, _, S_tot, hull = loop

@@ -10,6 +10,7 @@ import mpmath
 import pytest
 
 from certified import Instance
+from certified.enclose import defect_pieces as dp
 from certified.enclose import defect_step as ds
 from certified.enclose.arith import get_backend
 from certified.enclose.driver import enclose_trajectory
@@ -127,7 +128,7 @@ def test_one_step_contains_odefun():
 
 
 def test_planted_bug_dropped_remainder_is_caught(monkeypatch):
-    real = ds._pieces
+    real = dp.pieces
 
     def drop_error(*a, **k):
         out = real(*a, **k)
@@ -136,7 +137,7 @@ def test_planted_bug_dropped_remainder_is_caught(monkeypatch):
         e, g, S, hull = out
         return Fraction(0), g, S, hull  # the planted bug: E := 0
 
-    monkeypatch.setattr(ds, "_pieces", drop_error)
+    monkeypatch.setattr(dp, "pieces", drop_error)
     res, box, bk = _one_step()
     ref = _odefun_z(X0, res.h, 40)
     assert not _contains(bk, box, ref)  # the containment test above would fail

@@ -12,7 +12,7 @@ import pytest
 from flint import arb, ctx
 
 from certified.enclose.arith import float_balls as fb
-from certified.enclose.defect_step import _mu_and_norm, _variational_piece
+from certified.enclose.defect_pieces import _mu_and_norm, _variational_piece
 
 
 def _ball(rng, shape, scale=1.0, rad=1e-3):

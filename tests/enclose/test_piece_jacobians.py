@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from certified import Instance
+from certified.enclose import defect_pieces as dp
 from certified.enclose import defect_step as ds
 from certified.enclose import piece_jacobians as pj
 from certified.enclose.arith import float_balls as fb
@@ -233,8 +234,8 @@ def test_float_and_arb_pieces_agree_and_are_alike_in_width():
         db = ds.DefectBound(ds._rad_bounds(bk, Z), M, rho)
         h, m, R = rho / 8, 16, F(1, 2 ** 50)
         with bk.workprec(64):
-            a = ds._pieces_float(field, F(1, 2), h / m, m, db, R, F(0), coeffs, {}, True, lead)
-            b = ds._pieces_arb(field, F(1, 2), h, h / m, m, db, R, F(0), coeffs, {}, True)
+            a = dp._pieces_float(field, F(1, 2), h / m, m, db, R, F(0), coeffs, {}, True, lead)
+            b = dp._pieces_arb(field, F(1, 2), h, h / m, m, db, R, F(0), coeffs, {}, True)
     assert not isinstance(a, str) and not isinstance(b, str)
     assert F(1, 2) * b[0] <= a[0] <= 2 * b[0]
     wa = max(sum(float(v.rad()) for v in row) for row in a[2])
@@ -248,7 +249,7 @@ def test_a_non_finite_binary64_jacobian_falls_back_to_arb(monkeypatch):
     inst = _step_data(n=3, seed=1)
     bk = get_backend("flint")
     calls = []
-    real = ds._pieces_arb
+    real = dp._pieces_arb
 
     def spy(*args, **kw):
         calls.append(1)
@@ -261,7 +262,7 @@ def test_a_non_finite_binary64_jacobian_falls_back_to_arb(monkeypatch):
         J.m[0, 0, 0] = np.inf
         return J
 
-    monkeypatch.setattr(ds, "_pieces_arb", spy)
+    monkeypatch.setattr(dp, "_pieces_arb", spy)
     monkeypatch.setattr(pj, "jacobians", inf_jacobians)
     from certified.enclose.lohner_set import LohnerSet
     with bk.workprec(140):
@@ -287,13 +288,13 @@ def test_defect_bounds_at_many_points_bound_the_single_ones():
 def test_stacked_mu_and_variational_equal_the_single_piece_ones():
     rng = np.random.default_rng(6)
     K = fb.FMat(rng.standard_normal((5, 6, 6)), np.abs(rng.standard_normal((5, 6, 6))) * 1e-3)
-    mus = ds._mu_many(K)
-    Sm = ds._variational_many(K, F(1, 16))
+    mus = dp._mu_many(K)
+    Sm = dp._variational_many(K, F(1, 16))
     for j in range(5):
-        mu, _ = ds._mu_and_norm(K[j])
+        mu, _ = dp._mu_and_norm(K[j])
         assert F(float(mus[j])) == mu
-        Sj = ds._variational_piece(K[j], F(1, 16))
+        Sj = dp._variational_piece(K[j], F(1, 16))
         assert np.array_equal(Sj.m, Sm.m[j]) and np.array_equal(Sj.r, Sm.r[j])
     # a piece whose fixed point needs more iterations than allowed fails the whole stack
     big = fb.FMat(K.m * 1e3, K.r)
-    assert ds._variational_many(big, F(1, 16)) is None
+    assert dp._variational_many(big, F(1, 16)) is None
