@@ -186,37 +186,14 @@ def disk_holomorphic(field, poly: _Poly, t0: Fraction, rho: Fraction, leaders,
     failing boxes quartered level by level, boxes not meeting the disk skipped). Returns
     (proved, number of boxes evaluated).
 
-    In binary64 rectangles (x, or z with V = λI), all boxes of a level at once, down to
-    FLOAT_DEPTH levels and FLOAT_BOXES boxes; else in Arb with an early give-up."""
+    In binary64 rectangles (x, or z with V = λI), all boxes of a level at once
+    (:func:`~certified.enclose.float_cover.disk`); else in Arb, box by box. Both give up
+    early as :func:`~certified.enclose.float_cover.cover_disk` says."""
     if fc.supported(field):
         return fc.disk(field, poly.float_poly(), t0, rho, start)
-    side = 2 * rho / start
-    level = [(-rho + a * side, -rho + (a + 1) * side, -rho + b * side, -rho + (b + 1) * side)
-             for a in range(start) for b in range(start)]
-    count = 0
-    for depth in range(max_depth + 1):
-        live = []
-        for x0, x1, y0, y1 in level:
-            # distance² from 0 to the box (exact) > ρ²: the box misses the closed disk
-            dx = Fraction(0) if x0 <= 0 <= x1 else min(abs(x0), abs(x1))
-            dy = Fraction(0) if y0 <= 0 <= y1 else min(abs(y0), abs(y1))
-            if dx * dx + dy * dy <= rho * rho:
-                live.append((x0, x1, y0, y1))
-        if not live:
-            return True, count
-        count += len(live)
-        good = _row_sums_nonzero(field, poly, t0, [_c_box(*bx) for bx in live], leaders)
-        failed = [bx for bx, g in zip(live, good) if not g]
-        # Give up early where most boxes of the first subdivision still fail: measured on
-        # (8, 3), covers that went on to succeed had ≤ 55% failing there, failing ones
-        # mostly ≥ 60% (a choice of work; a smaller ρ is then tried).
-        if failed and (depth == max_depth or (depth == 1 and 5 * len(failed) >= 3 * len(live))):
-            return False, count
-        level = []
-        for x0, x1, y0, y1 in failed:
-            xm, ym = (x0 + x1) / 2, (y0 + y1) / 2
-            level += [(x0, xm, y0, ym), (xm, x1, y0, ym), (x0, xm, ym, y1), (xm, x1, ym, y1)]
-    return True, count
+    return fc.cover_disk(
+        rho, lambda live: _row_sums_nonzero(field, poly, t0, [_c_box(*bx) for bx in live],
+                                            leaders), start, max_depth)
 
 
 def circle_defect(field, poly: _Poly, t0: Fraction, rho: Fraction, leaders,

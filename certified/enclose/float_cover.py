@@ -19,7 +19,7 @@ Shapes: B boxes, K + 1 coefficients, n tokens, d dimensions, N = n·d.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from certified.enclose.arith import float_balls as fb
 from certified.enclose.arith import float_rects as fr
 from certified.enclose.field import AttentionField
 
-__all__ = ["FloatPoly", "supported", "row_sums_nonzero", "disk"]
+__all__ = ["FloatPoly", "supported", "row_sums_nonzero", "disk", "cover_disk"]
 
 #: Boxes evaluated together (memory: about 4·B·n²·d floats per array).
 CHUNK = 512
@@ -128,17 +128,22 @@ def _chunk(field, poly: FloatPoly, t0: Fraction, boxes) -> np.ndarray:
         return np.all(row_ok, axis=1)
 
 
-def disk(field, fpoly: FloatPoly, t0: Fraction, rho: Fraction, start: int = 4
-         ) -> tuple[bool, int]:
-    """The defect step's disk cover (``defect_step.disk_holomorphic``) with the binary64 test (0.6 ms a box at n = 20, against
-    0.9 in Arb), the same grid, the same early give-up, and a budget of FLOAT_BOXES boxes.
-    A larger disk lets h grow only where the jets' guard bits suffice (at t = 2 on the
-    figure setting, 0.092 at ρ = 1/2 with 240 guard bits, 0.029 at ρ = 1/8 or with 112)."""
+Box = tuple[Fraction, Fraction, Fraction, Fraction]
+
+
+def cover_disk(rho: Fraction, test: Callable[[list[Box]], Sequence[bool]], start: int = 4,
+               max_depth: int = 5, max_boxes: int | None = None) -> tuple[bool, int]:
+    """Cover the closed disk |σ| ≤ ρ by boxes (x0, x1, y0, y1) on which ``test`` holds: a
+    start×start grid of the square, failing boxes quartered level by level (``test`` sees
+    a whole level at once), boxes whose exact distance to 0 exceeds ρ skipped. Returns
+    (proved, boxes tested). Gives up at ``max_depth``, beyond ``max_boxes``, or where at
+    least 60% of the first subdivision fails (measured on (8, 3): covers that went on to
+    succeed had ≤ 55% failing there; a choice of work, a smaller ρ is then tried)."""
     side = 2 * rho / start
     level = [(-rho + a * side, -rho + (a + 1) * side, -rho + b * side, -rho + (b + 1) * side)
              for a in range(start) for b in range(start)]
     count = 0
-    for depth in range(FLOAT_DEPTH + 1):
+    for depth in range(max_depth + 1):
         live = []
         for x0, x1, y0, y1 in level:
             dx = Fraction(0) if x0 <= 0 <= x1 else min(abs(x0), abs(x1))
@@ -147,18 +152,26 @@ def disk(field, fpoly: FloatPoly, t0: Fraction, rho: Fraction, start: int = 4
                 live.append((x0, x1, y0, y1))
         if not live:
             return True, count
-        if count + len(live) > FLOAT_BOXES:
+        if max_boxes is not None and count + len(live) > max_boxes:
             return False, count
         count += len(live)
-        good = row_sums_nonzero(field, fpoly, t0, live)
-        failed = [bx for bx, g in zip(live, good) if not g]
-        # The Arb cover's early give-up, kept: without it the disks were 3–4× larger
-        # but h grew little (the jets' guard bits and the circle hold it), and the step
-        # cost 1.5–2× more (benchmarks/bench_binary64_pieces.py).
-        if failed and (depth == FLOAT_DEPTH or (depth == 1 and 5 * len(failed) >= 3 * len(live))):
+        failed = [bx for bx, g in zip(live, test(live)) if not g]
+        if failed and (depth == max_depth or (depth == 1 and 5 * len(failed) >= 3 * len(live))):
             return False, count
         level = []
         for x0, x1, y0, y1 in failed:
             xm, ym = (x0 + x1) / 2, (y0 + y1) / 2
             level += [(x0, xm, y0, ym), (xm, x1, y0, ym), (x0, xm, ym, y1), (xm, x1, ym, y1)]
     return True, count
+
+
+def disk(field, fpoly: FloatPoly, t0: Fraction, rho: Fraction, start: int = 4
+         ) -> tuple[bool, int]:
+    """The defect step's disk cover with the binary64 test (0.6 ms a box at n = 20,
+    against 0.9 in Arb), the same grid and early give-up, and at most FLOAT_BOXES boxes.
+    (Without the early give-up the disks were 3–4× larger but h grew little: the jets'
+    guard bits and the circle hold it, at t = 2 on the figure setting h = 0.092 at ρ = 1/2
+    with 240 guard bits, 0.029 with 112; and a step cost 1.5–2× more,
+    ``benchmarks/bench_binary64_pieces.py``.)"""
+    return cover_disk(rho, lambda live: row_sums_nonzero(field, fpoly, t0, live), start,
+                      FLOAT_DEPTH, FLOAT_BOXES)
