@@ -42,8 +42,7 @@ def one_step(t0: Fraction, variant: str, seed: int = 0) -> dict:
     bk = get_backend("flint")
     real_pieces, real_supported = dp.pieces, fc.supported
     if variant.startswith("Arb pieces"):
-        # without the leaders argument (the 12th) _pieces takes the Arb path
-        dp.pieces = lambda *a, **k: real_pieces(*a[:11])
+        dp.pieces = lambda *a, **k: real_pieces(*a, binary64=False)
     if "Arb cover" in variant:
         fc.supported = lambda field: False
     try:

@@ -58,32 +58,34 @@ def _mu_and_norm(K: fb.FMat) -> tuple[Fraction, Fraction]:
     """Upper bounds of μ∞ (max_i sup K_ii + Σ_{j≠i} sup|K_ij|) and ‖K‖∞ over the interval
     matrix K (both convex in the matrix, so they bound every point matrix of K), from
     binary64 end points rounded up (Lemma I12)."""
-    N = K.m.shape[0]
-    mag = fb.up(np.abs(K.m) + K.r, 1)                 # ≥ sup |K_ij|
-    diag_hi = np.nextafter(np.diag(K.m) + np.diag(K.r), np.inf)  # ≥ sup K_ii
-    # Σ_{j≠i} |K_ij| as a sum of nonnegative terms (the diagonal zeroed, not subtracted)
-    off = fb.up(np.where(np.eye(N, dtype=bool), 0.0, mag).sum(axis=1), N + 3)
-    mus = np.nextafter(diag_hi + off, np.inf)           # one rounding: the float above
-    nrms = fb.up(mag.sum(axis=1), N + 3)
-    if not (np.all(np.isfinite(mus)) and np.all(np.isfinite(nrms))):
+    N = K.m.shape[-1]
+    mu = _mu_many(K)
+    nrms = fb.up(fb.up(np.abs(K.m) + K.r, 1).sum(axis=-1), N + 3)
+    if not (np.isfinite(mu) and np.all(np.isfinite(nrms))):
         raise DefectRejected("non-finite bound", t=None, h=None, box=None)
-    return Fraction(float(mus.max())), Fraction(float(nrms.max()))
+    return Fraction(float(mu)), Fraction(float(nrms.max()))
 
 
 def _mu_many(K: fb.FMat) -> np.ndarray:
-    """Floats ≥ μ∞ of every matrix of the stack K (m, N, N): :func:`_mu_and_norm`'s
-    bound (Lemma I12, item 6), piece by piece."""
+    """Floats ≥ μ∞ of every matrix of a stack K (…, N, N), shape (…) (Lemma I12, item 6)."""
     N = K.m.shape[-1]
-    mag = fb.up(np.abs(K.m) + K.r, 1)
+    mag = fb.up(np.abs(K.m) + K.r, 1)                 # ≥ sup |K_ij|
     diag_hi = np.nextafter(np.diagonal(K.m, axis1=-2, axis2=-1)
-                           + np.diagonal(K.r, axis1=-2, axis2=-1), np.inf)
+                           + np.diagonal(K.r, axis1=-2, axis2=-1), np.inf)  # ≥ sup K_ii
+    # Σ_{j≠i} |K_ij| as a sum of nonnegative terms (the diagonal zeroed, not subtracted)
     off = fb.up(np.where(np.eye(N, dtype=bool), 0.0, mag).sum(axis=-1), N + 3)
-    return np.nextafter(diag_hi + off, np.inf).max(axis=-1)
+    return np.nextafter(diag_hi + off, np.inf).max(axis=-1)  # one rounding: the float above
 
 
 def _variational_many(K: fb.FMat, w: Fraction, iterations: int = 8) -> fb.FMat | None:
-    """:func:`_variational_piece` for a stack of pieces K (m, N, N) at once: each piece's
-    J is frozen at the first iterate that passes its own test I + [0, w]·K·J ⊆ J."""
+    """Lemma I8 on each piece of length w of a stack K (m, N, N), K_j ⊇ DF(tube piece j):
+    S_j ∋ DΦ over the piece, shape (m, N, N); None if some piece has no fixed point.
+
+    The fixed point of :func:`~certified.enclose.stepper.flow_jacobian_box` (find J with
+    I + [0, w]·K·J ⊆ J, then S = I + w·K·J) in binary64 balls (Lemma I12): S multiplies
+    the set's r ≈ 10⁻³⁰, a few digits suffice; Arb at 64 bits took ~11 ms a 40×40 piece.
+    Each piece's J is frozen at the first iterate that passes its own test, and the others
+    are widened by a quarter, as flow_jacobian_box."""
     N = K.m.shape[-1]
     I = fb.identity(N)
     hK = fb.scale(K, fb.interval(Fraction(0), w))
@@ -105,39 +107,36 @@ def _exp_up(x: Fraction) -> Fraction:
 
 
 def _variational_piece(K: fb.FMat, w: Fraction, iterations: int = 8) -> fb.FMat | None:
-    """Lemma I8 on one piece of length w with K ⊇ DF(tube piece): S ∋ DΦ over the piece.
-
-    The fixed point of :func:`~certified.enclose.stepper.flow_jacobian_box` (find J with
-    I + [0, w]·K·J ⊆ J, then S = I + w·K·J) in binary64 balls (Lemma I12): S multiplies
-    the set's r ≈ 10⁻³⁰, a few digits suffice; Arb at 64 bits took ~11 ms a 40×40 piece."""
-    N = K.m.shape[0]
-    I = fb.identity(N)
-    hK = fb.scale(K, fb.interval(Fraction(0), w))
-    J = fb.add(I, hK)
-    for _ in range(iterations):
-        nxt = fb.add(I, fb.matmul(hK, J))
-        if fb.contains(J, nxt):
-            return fb.add(I, fb.matmul(fb.scale(K, fb.interval(w, w)), J))
-        J = fb.hull_widened(J, nxt)  # widened by a quarter, as flow_jacobian_box
-    return None
+    """Lemma I8 on one piece of length w with K ⊇ DF(tube piece): S ∋ DΦ over the piece
+    (:func:`_variational_many` for a stack of one)."""
+    S = _variational_many(K.reshape((1,) + K.shape), w, iterations)
+    return None if S is None else S[0]
 
 
-def pieces(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear, leaders=None):
+def _bootstrap(e: Fraction, g: Fraction, mu: Fraction, Delta: Fraction, w: Fraction
+               ) -> tuple[Fraction, Fraction]:
+    """Item 7 of Lemma I10 on one piece: e ← (e + Δ·w)·e^{μ⁺w}, g ← g·e^{μ⁺w}, rounded up
+    to 64-bit dyadics (Δ ≥ the defect on the piece, μ ≥ μ∞ of its Jacobian)."""
+    grow = _exp_up(_round_up(max(mu, Fraction(0)) * w))  # ≥ e^{μ⁺w}
+    return _round_up((e + Delta * w) * grow), _round_up(g * grow)
+
+
+def pieces(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear, binary64=True):
     """The real-axis bootstrap of Lemma I10 (step 4) and the product of the pieces'
     variational enclosures (step 5). Returns (E, G, S, tube hull) or a reason string.
     ``db`` is the step's :class:`~certified.enclose.defect_step.DefectBound`.
 
     Every piece at once in binary64 balls (:mod:`certified.enclose.piece_jacobians`),
     or, if any piece's binary64 Jacobian is not finite (scores beyond binary64's exponent
-    range), every piece in Arb, one by one."""
-    if leaders is not None:
-        out = _pieces_float(field, t0, w, pieces, db, R, r0, coeffs, stats, linear, leaders)
+    range) or with ``binary64=False``, every piece in Arb, one by one."""
+    if binary64:
+        out = _pieces_float(field, t0, w, pieces, db, R, r0, coeffs, stats, linear)
         if out is not None:
             return out
     return _pieces_arb(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear)
 
 
-def _pieces_float(field, t0, w, pieces, db, R, r0, coeffs, stats, linear, leaders):
+def _pieces_float(field, t0, w, pieces, db, R, r0, coeffs, stats, linear):
     """:func:`_pieces` in binary64 balls, all pieces at once; None where a tube's
     Jacobian is not finite (the Arb path decides then)."""
     bk = field.backend
@@ -154,9 +153,7 @@ def _pieces_float(field, t0, w, pieces, db, R, r0, coeffs, stats, linear, leader
         return "bootstrap"
     e, g = Fraction(0), r0
     for j in range(pieces):
-        grow = _exp_up(_round_up(max(Fraction(float(mus[j])), Fraction(0)) * w))
-        e = _round_up((e + Fraction(float(Deltas[j])) * w) * grow)
-        g = _round_up(g * grow)
+        e, g = _bootstrap(e, g, Fraction(float(mus[j])), Fraction(float(Deltas[j])), w)
         if not e + g < R:
             _tick(stats, "t_tube", clock)
             return "bootstrap"
@@ -203,10 +200,8 @@ def _pieces_arb(field, t0, h, w, pieces, db, R, r0, coeffs, stats, linear):
             mu, _ = _mu_and_norm(Jac)
         except DefectRejected:
             return "jacobian"
-        grow = _exp_up(_round_up(max(mu, Fraction(0)) * w))  # ≥ e^{μ⁺w}
-        Delta = db.bound(b)  # Δ(τ) is increasing in τ: its value at the piece's end
-        e = _round_up((e + Delta * w) * grow)
-        g = _round_up(g * grow)
+        # Δ(τ) is increasing in τ: its value at the piece's end
+        e, g = _bootstrap(e, g, mu, db.bound(b), w)
         _tick(stats, "t_tube", clock)
         if not e + g < R:
             return "bootstrap"

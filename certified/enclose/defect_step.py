@@ -500,8 +500,7 @@ def _validate(field, S, Y, t0, h, rho, db, r0, coeffs, leaders, pieces, tol, sta
     K = len(coeffs) - 1
     R = max(Fraction(1, 2 ** 50), 8 * r0)
     with ctx.workprec(COVER_BITS):  # tubes, Jacobians, S: wide boxes, 64 bits suffice
-        loop = dp.pieces(field, t0, h, h / pieces, pieces, db, R, r0, coeffs, stats, linear,
-                         leaders)
+        loop = dp.pieces(field, t0, h, h / pieces, pieces, db, R, r0, coeffs, stats, linear)
     if isinstance(loop, str):
         return loop
     e, _, S_tot, hull = loop

@@ -234,7 +234,7 @@ def test_float_and_arb_pieces_agree_and_are_alike_in_width():
         db = ds.DefectBound(ds._rad_bounds(bk, Z), M, rho)
         h, m, R = rho / 8, 16, F(1, 2 ** 50)
         with bk.workprec(64):
-            a = dp._pieces_float(field, F(1, 2), h / m, m, db, R, F(0), coeffs, {}, True, lead)
+            a = dp._pieces_float(field, F(1, 2), h / m, m, db, R, F(0), coeffs, {}, True)
             b = dp._pieces_arb(field, F(1, 2), h, h / m, m, db, R, F(0), coeffs, {}, True)
     assert not isinstance(a, str) and not isinstance(b, str)
     assert F(1, 2) * b[0] <= a[0] <= 2 * b[0]
