@@ -330,28 +330,38 @@ class Field:
         Zm[0] = ints(Z0, "m")
         Za[0], Zr[0] = R.mag(Zm[0]), R.of_ints(ints(Z0, "r"))
         k1, small, k, tail = K, 0, 0, None
+        cen: dict = {}  # shift column l ↦ (z_j − z_l)_0 as (mid, |mid|, radius), its rows
         threshold = tol * HANDOVER if stop else 0.0
         while k < K:  # order k: the series' coefficients k, and Z_{k+1}
             Gm[k], Gr[k] = mm(Zm[k], Za[k], Zr[k], Bm, Ba, Br)
             Ga[k] = R.mag(Gm[k])
             if k == 0:
+                # z_j − z_l per shift column l (row l exactly 0, whatever the box: C15),
+                # for the scores' direct differences and the centred terms of C1
+                for l in sorted(set(lead.tolist())):
+                    Dm = Zm[0] - Zm[0][l]
+                    Dr = R.add(Zr[0], Zr[0][l])
+                    Dr[l] = R.zeros((d,))
+                    cen[l] = (Dm, R.mag(Dm), Dr, np.flatnonzero(lead == l))
                 # direct differences z_iᵀB(z_j − z_{l_i}): accurate in absolute terms
-                for i in range(n):
-                    Dm = Zm[0] - Zm[0][lead[i]]
-                    Dr = R.add(Zr[0], Zr[0][lead[i]])
-                    Dr[lead[i]] = R.zeros((d,))  # z_l − z_l ≡ 0, whatever the box (C15)
-                    sm, sr = mm(Dm, R.mag(Dm), Dr, Gm[0][i].reshape(d, 1),
-                                Ga[0][i].reshape(d, 1), Gr[0][i].reshape(d, 1))
-                    Sm[0][i], Sr[0][i] = sm[:, 0], sr[:, 0]
+                for l, (Dm, Da, Dr, rws) in cen.items():
+                    sm, sr = mm(Gm[0][rws], Ga[0][rws], Gr[0][rws], Dm.T, Da.T, Dr.T)
+                    Sm[0][rws], Sr[0][rws] = sm, sr
             else:
-                def flat(X):  # coefficients 0 … k side by side: (n, (k + 1)·d)
-                    return X[:k + 1].transpose(1, 0, 2).reshape(n, (k + 1) * d)
+                def flat(X):  # coefficients 0 … k − 1 side by side: (n, k·d)
+                    return X[:k].transpose(1, 0, 2).reshape(n, k * d)
 
-                def back(X):  # coefficients k … 0 stacked: ((k + 1)·d, n)
-                    return X[k::-1].transpose(0, 2, 1).reshape((k + 1) * d, n)
+                def back(X):  # coefficients k … 1 stacked: (k·d, n)
+                    return X[k:0:-1].transpose(0, 2, 1).reshape(k * d, n)
                 sm, sr = mm(flat(Gm), flat(Ga), flat(Gr), back(Zm), back(Za), back(Zr))
-                Sm[k] = sm - sm[rows, lead].reshape(n, 1)  # all scores s_ij, coefficient k
+                Sm[k] = sm - sm[rows, lead].reshape(n, 1)  # scores s_ij but G_k z_jᵀ
                 Sr[k] = R.add(sr, sr[rows, lead].reshape(n, 1))
+                # the term G_k (z_j − z_l)ᵀ in the centred form (Lemma C1): as
+                # G_k z_j − G_k z_l its radius carried rad G_k·|z_j| into every score
+                for l, (Dm, Da, Dr, rws) in cen.items():
+                    tm, tr = mm(Gm[k][rws], Ga[k][rws], Gr[k][rws], Dm.T, Da.T, Dr.T)
+                    Sm[k][rws] = Sm[k][rws] + tm
+                    Sr[k][rws] = R.add(Sr[k][rws], tr)
                 # the shift column is s_il − s_il ≡ 0: exactly 0 (the ball difference has
                 # radius 2·rad, which the exp recurrence multiplied by the score scale at
                 # every order, Lemma C15)
@@ -414,12 +424,27 @@ class Field:
                 Pm[k], Pr[k] = conv(dm, R.mag(dm), R.add(Er[k], ar)[None], Im, Ia, Ir)
             Pa[k] = R.mag(Pm[k])
 
-            def pflat(X):  # P coefficients 0 … k side by side: (n, (k + 1)·n)
-                return X[:k + 1].transpose(1, 0, 2).reshape(n, (k + 1) * n)
+            # W_i = Σ_m Σ_j P_m,ij z_{k−m},j (− z_k,i in z), the term m = k in the centred
+            # form Σ_j P_k,ij (z_j − c_i)_0 for points c_i ≈ Σ_j P_0,ij z_j: equal because
+            # Σ_j P_ij ≡ 1 (Lemma C1), and P_k's radius is multiplied by |z_j − c_i|
+            # instead of |z_j|
+            if k == 0:
+                cm = Pm[0].dot(Zm[0]) >> P_  # exact integers: any centre is valid
+                Cm = Zm[0][:, None, :] - cm[None, :, :]  # (j, i, a): z_j − c_i
+                Ca = R.mag(Cm)
+                Cr = R.add(R.zeros((n, n, d)), Zr[0][:, None, :])
+            pt = tuple(X[k].T[:, :, None] for X in (Pm, Pa, Pr))  # (j, i, 1)
+            Wm, Wr = conv(*pt, Cm, Ca, Cr)
+            if k > 0:
+                def pflat(X):  # P coefficients 0 … k − 1 side by side: (n, k·n)
+                    return X[:k].transpose(1, 0, 2).reshape(n, k * n)
 
-            def zback(X):  # Z coefficients k … 0 stacked: ((k + 1)·n, d)
-                return X[k::-1].reshape((k + 1) * n, d)
-            Wm, Wr = mm(pflat(Pm), pflat(Pa), pflat(Pr), zback(Zm), zback(Za), zback(Zr))
+                def zback(X):  # Z coefficients k … 1 stacked: (k·n, d)
+                    return X[k:0:-1].reshape(k * n, d)
+                am, ar = mm(pflat(Pm), pflat(Pa), pflat(Pr), zback(Zm), zback(Za), zback(Zr))
+                Wm, Wr = Wm + am, R.add(Wr, ar)
+            else:  # Σ_j P_0,ij z_j = Σ_j P_0,ij (z_j − c_i) + c_i (c_i exact)
+                Wm = Wm + cm
             if self.variable == "z":
                 Wm, Wr = Wm - Zm[k], R.add(Wr, Zr[k])
             if lamb is None:  # general V (x only): W Vᵀ
@@ -523,13 +548,34 @@ class Field:
             return (c @ x.reshape(c.shape[0], -1)).reshape(x.shape[1:])
         inv_k = fconst([Fraction(1, k) for k in range(1, K + 1)])  # 1/k at index k − 1
         h_k = fconst([h / (k + 1) for k in range(K)])  # h/(k + 1) at index k
+        # The centred terms of Lemma C1: (z_j − z_l)_0 per shift column l (row l exactly
+        # 0) for the scores, and (z_j − c_i)_0 for the drift, c_i ≈ Σ_j P_0,ij z_j any
+        # binary64 point (Σ_j P_ij ≡ 1), stored as (j, i, a)
+        cen = {}
+        for l in sorted(set(lead.tolist())):
+            dm, dr = sub(Zs[0][0], Zs[2][0], Zs[0][0][l], Zs[2][0][l])
+            dm[l], dr[l] = 0.0, 0.0
+            cen[l] = ((dm.T, np.abs(dm).T, dr.T), np.flatnonzero(lead == l))
+        ci = Ps[0][0] @ Zs[0][0]
+        cwm, cwr = sub(Zs[0][0][:, None, :], Zs[2][0][:, None, :], ci[None, :, :], 0.0)
+        cw = (cwm, np.abs(cwm), cwr)
+
+        def centred_scores(k: int):
+            """Σ_a G_k[i, a] (z_j − z_l)_0[a], rows grouped by their shift column l."""
+            om, orr = np.zeros((n, n)), np.zeros((n, n))
+            for dl, rws in cen.values():
+                xr = (Gs[0][k][rws], Gs[1][k][rws], Gs[2][k][rws])
+                om[rws], orr[rws] = bl(np.matmul, xr, dl, d)
+            return om, orr
         for k in range(k1, K):
-            down = slice(k, None, -1)  # orders k … 0
+            down, down1 = slice(k, None, -1), slice(k, 0, -1)  # orders k … 0, k … 1
             put(Gs, k, *bl(np.matmul, sl(Zs, k), Bt, d))
-            # s_ij = Σ_m Σ_a G_m[i, a] Z_{k−m}[j, a], then shifted by the row's leader
-            sm, sr = bl(lambda g, z: side(g) @ side(z).T, sl(Gs, slice(0, k + 1)),
-                        sl(Zs, down), (k + 1) * d)
+            # s_ij = Σ_m Σ_a G_m[i, a] Z_{k−m}[j, a], then shifted by the row's leader;
+            # the term m = k as G_k (z_j − z_l)_0 (the centred form of Lemma C1)
+            sm, sr = bl(lambda g, z: side(g) @ side(z).T, sl(Gs, slice(0, k)),
+                        sl(Zs, down1), k * d)
             sm, sr = sub(sm, sr, sm[rows, lead][:, None], sr[rows, lead][:, None])
+            sm, sr = add_parts(sm, sr, *centred_scores(k))
             sm[rows, lead], sr[rows, lead] = 0.0, 0.0  # s_il − s_il ≡ 0 (Lemma C15)
             put(Ss, k, sm, sr)
             put(Us, k, *bl(tdot, (cs_[0][:k + 1], cs_[1][:k + 1], cs_[2][:k + 1]),
@@ -546,8 +592,10 @@ class Field:
             dm, dr = sub(Es[0][k], Es[2][k], am, ar)
             put(Ps, k, *mul(dm, dr, inv.m, inv.r))
             # W_ia = Σ_m Σ_j P_m[i, j] Z_{k−m}[j, a]  (− Z_k[i, a] in z)
-            Wm, Wr = bl(lambda p, z: side(p) @ z.reshape(-1, d), sl(Ps, slice(0, k + 1)),
-                        sl(Zs, down), (k + 1) * n)
+            Wm, Wr = bl(lambda p, z: side(p) @ z.reshape(-1, d), sl(Ps, slice(0, k)),
+                        sl(Zs, down1), k * n)
+            Wm, Wr = add_parts(Wm, Wr, *bl(conv, tuple(x[k].T[:, :, None] for x in Ps), cw,
+                                           n))  # Σ_j P_k,ij (z_j − c_i)_0
             if self.variable == "z":
                 Wm, Wr = sub(Wm, Wr, Zs[0][k], Zs[2][k])
             if VTt is None:

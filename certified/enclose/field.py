@@ -96,6 +96,9 @@ class AttentionSeries:
         self.Zs: list[np.ndarray] = []
         self.P: list[np.ndarray] = []
         self._natives: dict[tuple[int, bool], list] = {}
+        # z_j − z_l at order 0, per shift column l (the l-th row exactly 0), in the
+        # backend's native form: the centred form of the scores' term G_k Z_0ᵀ (Lemma I2)
+        self._D0n: dict[int, object] = {}
         # The same coefficients stacked by order (advance(k) needs k < order), so that the
         # exp and quotient convolutions are one product of a slice and a reversed slice.
         n = field.n
@@ -114,11 +117,14 @@ class AttentionSeries:
         return nat
 
     def _cauchy(self, left: list[np.ndarray], right: list[np.ndarray], k: int,
-                transpose_right: bool = False) -> np.ndarray:
-        """Σ_{a=0}^{k} left[a] @ right[k − a] (right[·]ᵀ with ``transpose_right``)."""
+                transpose_right: bool = False, skip_last: bool = False) -> np.ndarray:
+        """Σ_{a=0}^{k} left[a] @ right[k − a] (right[·]ᵀ with ``transpose_right``); the
+        sum stops at a = k − 1 with ``skip_last`` (k ≥ 1)."""
         L = self._native(left)
         R = self._native(right, transpose_right)
-        return self.field.backend.matmul_sum(L[:k + 1], R[k::-1])
+        top = k if skip_last else k + 1
+        return self.field.backend.matmul_sum(L[:top], R[k:k - top:-1] if k - top >= 0
+                                             else R[k::-1])
 
     def advance(self, k: int) -> np.ndarray:
         """Coefficient k of the drift W (shape (n, d)); needs ``Z[0..k]``."""
@@ -130,6 +136,7 @@ class AttentionSeries:
             G.append(bk.matmul(Z[k], f.B))
         else:
             G.append(self._cauchy(Z, self.Bk, k))
+        rows = np.arange(n)
         if k == 0:
             # Order 0 by direct score differences z_iᵀB(z_j − z_l): exp needs them
             # accurate in absolute terms (they are multiplied by e^{2t}).
@@ -137,14 +144,21 @@ class AttentionSeries:
             for c, rws in self.groups.items():
                 Dc = Z[0] - Z[0][c]
                 Dc[c] = bk.zeros((self.field.d,))  # z_c − z_c ≡ 0 on any box (Lemma I2)
-                Uk[rws] = bk.matmul(G[0][rws], Dc.T.copy())
+                self._D0n[c] = bk.native(Dc.T.copy())  # converted once a step
+                Uk[rws] = bk.matmul_sum([bk.native(G[0][rws])], [self._D0n[c]])
         else:
-            Mk = self._cauchy(G, Z, k, True)  # Σ_m G_m Z_{k−m}ᵀ: all scores
-            Uk = Mk - Mk[np.arange(n), self.lead].reshape(n, 1)
-            # U_il ≡ 0 for the row's own shift column: exactly 0, not the ball x − x of
-            # radius 2·rad x, which fed the whole score scale into E_il ≈ 1 at every order
-            # (the jets' radii grew like (score scale)^k/k!, Lemma I2)
-            Uk[np.arange(n), self.lead] = bk.const(Fraction(0))
+            # Σ_{m<k} G_m Z_{k−m}ᵀ: all scores but the term G_k Z_0ᵀ, shifted by the
+            # leader's column; that term in the centred form G_k (z_j − z_l)_0 (Lemma I2):
+            # as G_k z_j − G_k z_l it carried rad G_k·|z_j| (≈ e^{2t}|B|·|z|·rad Z_k) into
+            # every score, and the radii grew ≈ 300× an order at t = 2 on the figure setting
+            Mk = self._cauchy(G, Z, k, True, skip_last=True)
+            Uk = Mk - Mk[rows, self.lead].reshape(n, 1)
+            for c, rws in self.groups.items():
+                Uk[rws] = Uk[rws] + bk.matmul_sum([bk.native(G[k][rws])], [self._D0n[c]])
+        # U_il ≡ 0 for the row's own shift column: exactly 0, not the ball x − x of
+        # radius 2·rad x, which fed the whole score scale into E_il ≈ 1 at every order
+        # (the jets' radii grew like (score scale)^k/k!, Lemma I2)
+        Uk[rows, self.lead] = bk.const(Fraction(0))
         U.append(Uk)
         st = self._stacks
         st["mU"][k] = Uk * k
@@ -161,7 +175,17 @@ class AttentionSeries:
             Pk = (E[k] - (st["Zs"][1:k + 1] * st["P"][k - 1::-1]).sum(axis=0)) / Zs[0]
         P.append(Pk)
         st["P"][k] = Pk
-        W = self._cauchy(P, Z, k)
+        # W_i = Σ_j P_ij z_j (− z_i), the term P_k Z_0 in the centred form
+        # Σ_j P_ij,k (z_j − c_i)_0 with c_i ≈ Σ_j P_ij,0 z_j (any point: Σ_j P_ij ≡ 1,
+        # Lemma I2, centred forms). It multiplies P_k's radius by |z_j − c_i| instead of
+        # |z_j|: in clusters far from 0, the radii grew ≈ 300× an order without it.
+        if k == 0:
+            self._c = bk.mid_array(bk.matmul(Pk, Z[0]))  # exact points (their midpoints)
+            self._C0 = np.stack([Z[0] - self._c[i] for i in range(n)])  # (n, n, d)
+        W = self._cauchy(P, Z, k, skip_last=True) if k > 0 else bk.zeros((n, f.d))
+        W = W + (Pk[:, :, None] * self._C0).sum(axis=1)
+        if k == 0:  # Σ_j P_ij,0 z_j = Σ_j P_ij,0 (z_j − c_i) + c_i
+            W = W + self._c
         return W - Z[k] if f.variable == "z" else W
 
 

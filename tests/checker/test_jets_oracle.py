@@ -131,6 +131,8 @@ def _oracle(X0, t0, K, B, variable, lam, V) -> list:
 
 # -- the cases -----------------------------------------------------------------------------
 
+TIGHT = [[F(4), F(3)], [F(41, 10), F(29, 10)], [F(39, 10), F(31, 10)]]
+
 # (name, X0, t0, K, B, variable, λ, V, scale, A, G): radii ≤ A·G^k units of 2^-P, A about
 # twice the measured envelope's (binary64 radius bounds, whose radii are ≈ 1.2× the exact ones)
 CASES = [
@@ -147,6 +149,12 @@ CASES = [
      [[F(1), F(1, 4)], [F(-1, 2), F(1)], [F(1, 5), F(-1)]], F(0), 8,
      [[F(1), F(1, 2)], [F(0), F(1)]], "x", None, [[F(1), F(3, 2)], [F(0), F(-1, 3)]],
      128, 110, 2.9),
+    # one tight cluster far from 0: the centred terms of Lemma C1 (without them the
+    # envelope at G = 3 was ≈ 10^19 in z and 2·10^11 in x)
+    ("z, a tight cluster far from 0", TIGHT, F(1), 12, [[F(1), F(0)], [F(0), F(1)]], "z",
+     F(1), None, 160, 120, 3.0),
+    ("x, a tight cluster far from 0", TIGHT, F(0), 12, [[F(1), F(0)], [F(0), F(1)]], "x",
+     F(1), None, 160, 400, 3.0),
 ]
 
 
