@@ -29,9 +29,9 @@ BITS, K = 200, 16
 # (name, λ (V = λI), X0, t0, variable, A, G): A about twice the measured envelope
 # max_k rad_k·2^BITS/G^k (flint's; mpmath's is about half)
 CASES = [
-    ("tight cluster, z, t0 = 1", F(1), TIGHT, F(1), "z", 350, 3.0),
-    ("tight cluster, x", F(1), TIGHT, F(0), "x", 1300, 3.0),
-    ("spread tokens, V = -I/2, z", F(-1, 2), SPREAD, F(1, 2), "z", 32, 1.5),
+    ("tight cluster, z, t0 = 1", F(1), TIGHT, F(1), "z", 60, 3.0),
+    ("tight cluster, x", F(1), TIGHT, F(0), "x", 1000, 3.0),
+    ("spread tokens, V = -I/2, z", F(-1, 2), SPREAD, F(1, 2), "z", 16, 1.5),
 ]
 
 
