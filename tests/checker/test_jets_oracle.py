@@ -347,3 +347,33 @@ def test_the_score_factor_on_boxes_is_e_to_the_2_lambda_t():
     c = Field(F(1, 2), [[F(1)]], 1, "z").score_factor(FB(1.0))
     assert float(c.lo()) <= math.e <= float(c.hi()) and float(c.r) < 1e-13
     assert float(Field(F(1, 2), [[F(1)]], 1, "x").score_factor(FB(1.0)).m) == 1.0
+
+
+@pytest.mark.parametrize("mode", ["float", "exact", "continuation"])
+@pytest.mark.parametrize("variable", ["z", "x"])
+def test_uniform_attention_carries_the_start_radius_into_the_drift(mode, variable):
+    """B = 0: every row attends uniformly (P ≡ 1/n, P_k = 0 for k ≥ 1), so the drift's
+    spread over a start ball of radius ρ is carried only by the centred term
+    Σ_j P_ij (z_j − c_i) of Lemma C1 (its radius Σ_j P_ij·rad z_j): the corners' jets
+    are contained only if that radius is kept, in the exact orders and in the binary64
+    tail."""
+    X0 = [[F(3, 4), F(-1, 2)], [F(-1, 3), F(1, 5)], [F(1, 7), F(2, 3)]]
+    B = [[F(0), F(0)], [F(0), F(0)]]
+    lam, t0, K, P = F(2, 3), F(1, 4), 8, 128
+    n, d = 3, 2
+    rho = 2 ** (P - 40)  # units: 2^-40
+    h, tol = F(1, 2), 2.0 ** -30
+    with scaled(P):
+        mids = [[const(x).m for x in row] for row in X0]
+        Z0 = np.array([[Ball(m, rho) for m in row] for row in mids], dtype=object)
+        field = _field(B, variable, lam, None, n)
+        if mode == "continuation":
+            jets = field.jets(Z0, t0, K, h, tol)
+            assert jets.tail is not None
+        else:
+            jets = field._jets(Z0, t0, K, FloatRadii() if mode == "float" else ExactRadii())
+    for signs in SIGNS:
+        corner = [[F(mids[i][a] + signs[i * d + a] * rho, 2 ** P) for a in range(d)]
+                  for i in range(n)]
+        _contains(jets, oracle_jets(corner, t0, K, B, variable, lam), P, h,
+                  (variable, mode, signs))
