@@ -337,7 +337,7 @@ class Field:
             Ga[k] = R.mag(Gm[k])
             if k == 0:
                 # z_j − z_l per shift column l (row l exactly 0, whatever the box: C15),
-                # for the scores' direct differences and the centred terms of C1
+                # for the scores' direct differences and the centred terms of C15
                 for l in sorted(set(lead.tolist())):
                     Dm = Zm[0] - Zm[0][l]
                     Dr = R.add(Zr[0], Zr[0][l])
@@ -356,7 +356,7 @@ class Field:
                 sm, sr = mm(flat(Gm), flat(Ga), flat(Gr), back(Zm), back(Za), back(Zr))
                 Sm[k] = sm - sm[rows, lead].reshape(n, 1)  # scores s_ij but G_k z_jᵀ
                 Sr[k] = R.add(sr, sr[rows, lead].reshape(n, 1))
-                # the term G_k (z_j − z_l)ᵀ in the centred form (Lemma C1): as
+                # the term G_k (z_j − z_l)ᵀ in the centred form (Lemma C15, centred terms): as
                 # G_k z_j − G_k z_l its radius carried rad G_k·|z_j| into every score
                 for l, (Dm, Da, Dr, rws) in cen.items():
                     tm, tr = mm(Gm[k][rws], Ga[k][rws], Gr[k][rws], Dm.T, Da.T, Dr.T)
@@ -426,7 +426,7 @@ class Field:
 
             # W_i = Σ_m Σ_j P_m,ij z_{k−m},j (− z_k,i in z), the term m = k in the centred
             # form Σ_j P_k,ij (z_j − c_i)_0 for points c_i ≈ Σ_j P_0,ij z_j: equal because
-            # Σ_j P_ij ≡ 1 (Lemma C1), and P_k's radius is multiplied by |z_j − c_i|
+            # Σ_j P_ij ≡ 1 (Lemma C15, centred terms), and P_k's radius is multiplied by |z_j − c_i|
             # instead of |z_j|
             if k == 0:
                 cm = Pm[0].dot(Zm[0]) >> P_  # exact integers: any centre is valid
@@ -548,7 +548,7 @@ class Field:
             return (c @ x.reshape(c.shape[0], -1)).reshape(x.shape[1:])
         inv_k = fconst([Fraction(1, k) for k in range(1, K + 1)])  # 1/k at index k − 1
         h_k = fconst([h / (k + 1) for k in range(K)])  # h/(k + 1) at index k
-        # The centred terms of Lemma C1: (z_j − z_l)_0 per shift column l (row l exactly
+        # The centred terms of Lemma C15: (z_j − z_l)_0 per shift column l (row l exactly
         # 0) for the scores, and (z_j − c_i)_0 for the drift, c_i ≈ Σ_j P_0,ij z_j any
         # binary64 point (Σ_j P_ij ≡ 1), stored as (j, i, a)
         cen = {}
@@ -571,7 +571,7 @@ class Field:
             down, down1 = slice(k, None, -1), slice(k, 0, -1)  # orders k … 0, k … 1
             put(Gs, k, *bl(np.matmul, sl(Zs, k), Bt, d))
             # s_ij = Σ_m Σ_a G_m[i, a] Z_{k−m}[j, a], then shifted by the row's leader;
-            # the term m = k as G_k (z_j − z_l)_0 (the centred form of Lemma C1)
+            # the term m = k as G_k (z_j − z_l)_0 (the centred form of Lemma C15)
             sm, sr = bl(lambda g, z: side(g) @ side(z).T, sl(Gs, slice(0, k)),
                         sl(Zs, down1), k * d)
             sm, sr = sub(sm, sr, sm[rows, lead][:, None], sr[rows, lead][:, None])

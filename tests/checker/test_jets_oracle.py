@@ -149,7 +149,7 @@ CASES = [
      [[F(1), F(1, 4)], [F(-1, 2), F(1)], [F(1, 5), F(-1)]], F(0), 8,
      [[F(1), F(1, 2)], [F(0), F(1)]], "x", None, [[F(1), F(3, 2)], [F(0), F(-1, 3)]],
      128, 110, 2.9),
-    # one tight cluster far from 0: the centred terms of Lemma C1 (without them the
+    # one tight cluster far from 0: the centred terms of Lemma C15 (without them the
     # envelope at G = 3 was ≈ 10^19 in z and 2·10^11 in x)
     ("z, a tight cluster far from 0", TIGHT, F(1), 12, [[F(1), F(0)], [F(0), F(1)]], "z",
      F(1), None, 160, 120, 3.0),
@@ -354,7 +354,7 @@ def test_the_score_factor_on_boxes_is_e_to_the_2_lambda_t():
 def test_uniform_attention_carries_the_start_radius_into_the_drift(mode, variable):
     """B = 0: every row attends uniformly (P ≡ 1/n, P_k = 0 for k ≥ 1), so the drift's
     spread over a start ball of radius ρ is carried only by the centred term
-    Σ_j P_ij (z_j − c_i) of Lemma C1 (its radius Σ_j P_ij·rad z_j): the corners' jets
+    Σ_j P_ij (z_j − c_i) of Lemma C15 (its radius Σ_j P_ij·rad z_j): the corners' jets
     are contained only if that radius is kept, in the exact orders and in the binary64
     tail."""
     X0 = [[F(3, 4), F(-1, 2)], [F(-1, 3), F(1, 5)], [F(1, 7), F(2, 3)]]

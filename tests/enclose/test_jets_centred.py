@@ -6,7 +6,8 @@ Containment: every coefficient ball contains the oracle's coefficient, on both b
 Width: every radius is at most 2^{−bits}·A·G^k. The cases are a tight cluster far from the
 origin, where the uncentred terms G_k Z_0ᵀ and P_k Z_0 made the radii grow ≈ 60× an
 order (order-16 radius 10^{−30} at 200 bits) and the centred forms ≈ 3× (10^{−52}); and
-spread tokens around 0 (V = −I/2), where centring must not make them wider.
+spread tokens around 0 (V = −I/2), where centring must not make them wider. A start box's
+jets contain the oracle's jets of its corners (the centred terms carry the box's radius).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from fractions import Fraction as F
 
 import mpmath
+import numpy as np
 import pytest
 
 from certified import Instance
@@ -65,3 +67,35 @@ def test_point_jets_contain_the_oracle_and_grow_slowly(case, backend):
                     assert _mp(lo) <= r <= _mp(hi), (name, k, i, a)
                     assert _radius(bk, zk[i, a]) <= mpmath.mpf(2) ** -BITS * A * G ** k, \
                         (name, k, i, a, _radius(bk, zk[i, a]) * 2 ** BITS / G ** k)
+
+
+#: corner sign patterns of a start box (n·d = 8 coordinates)
+SIGNS = [[1] * 8, [-1] * 8, [1, -1] * 4, [1, 1, -1, 1, -1, -1, 1, -1]]
+
+
+@pytest.mark.parametrize("backend", ["flint", "mpmath"])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_box_jets_contain_the_jets_of_their_corners(case, backend):
+    """Jets of a start box (radius 2^-40 in every coordinate) contain the oracle's jets of
+    its corners: the centred terms (z_j − z_l)_0 and (z_j − c_i)_0 are built from the box
+    itself, so their radii carry the box's (built from midpoints, a corner falls out)."""
+    name, lam, X0, t0, variable, _, _ = case
+    V = [[lam, F(0)], [F(0), lam]]
+    bk = get_backend(backend)
+    inst = Instance.create(V=V, Q=I2, K=I2, X0=X0)
+    r = F(1, 2 ** 40)
+    order = 8
+    with bk.workprec(BITS):
+        field = AttentionField(inst, bk, variable)
+        Zb = bk.array(X0)
+        Zb = np.array([[x + bk.interval(-r, r) for x in row] for row in Zb], dtype=object)
+        Z = field.jets(Zb, t0, order, field.leaders(bk.array(X0), t0))
+    for signs in SIGNS:
+        corner = [[X0[i][a] + signs[2 * i + a] * r for a in range(2)] for i in range(4)]
+        ref = oracle_jets(corner, t0, order, I2, variable, lam)
+        with mpmath.workprec(ORACLE_BITS):
+            for k, (zk, rk) in enumerate(zip(Z, ref)):
+                for i in range(4):
+                    for a in range(2):
+                        lo, hi = bk.bounds(zk[i, a])
+                        assert _mp(lo) <= rk[i][a] <= _mp(hi), (name, signs, k, i, a)
